@@ -1,0 +1,32 @@
+# Two entry points for a fresh clone with Python 3.11+ and pip:
+#   make lab   installs alp_nb with JupyterLab into .venv and opens the notebooks
+#   make test  installs alp_nb with its test tools into .venv and runs every test
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: lab test bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.test-installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+$(VENV)/.lab-installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[lab]'
+	touch $@
+
+test: $(VENV)/.test-installed
+	$(BIN)/python -m pytest --nbval-lax tests notebooks
+
+lab: $(VENV)/.lab-installed
+	$(BIN)/jupyter lab notebooks/
+
+bench: $(VENV)/.test-installed
+	$(BIN)/python benchmarks/registry_scale.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

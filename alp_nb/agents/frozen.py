@@ -1,0 +1,58 @@
+"""Immutability helpers: a frozen camelCase-aliased model base and deep-frozen JSON.
+
+Definitions are deep-frozen, as ALP's ``defineAgent`` freezes recursively:
+sequences become tuples, mappings become read-only ``MappingProxyType`` views
+over private copies, and models refuse attribute assignment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import Annotated, Any, TypeVar
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, PlainSerializer
+from pydantic.alias_generators import to_camel
+
+
+class FrozenModel(BaseModel):
+    """Base for every definition part: frozen, closed, snake_case with camelCase aliases."""
+
+    model_config = ConfigDict(
+        frozen=True,
+        extra="forbid",
+        alias_generator=to_camel,
+        validate_by_name=True,
+        validate_by_alias=True,
+    )
+
+
+def freeze(value: Any) -> Any:
+    """Deep-freeze JSON-like data: dicts to read-only mappings, lists to tuples."""
+    if isinstance(value, Mapping):
+        return MappingProxyType({key: freeze(item) for key, item in value.items()})
+    if isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
+        return tuple(freeze(item) for item in value)
+    return value
+
+
+def thaw(value: Any) -> Any:
+    """The plain ``dict``/``list`` form of frozen JSON-like data, for dumping and validators."""
+    if isinstance(value, Mapping):
+        return {key: thaw(item) for key, item in value.items()}
+    if isinstance(value, tuple | list):
+        return [thaw(item) for item in value]
+    return value
+
+
+V = TypeVar("V")
+
+FrozenMapping = Annotated[
+    Mapping[str, V],
+    AfterValidator(lambda mapping: MappingProxyType(dict(mapping))),
+    PlainSerializer(lambda mapping: dict(mapping)),
+]
+"""A mapping field that is read-only once validated and dumps as a plain dict."""
+
+FrozenJson = Annotated[Any, AfterValidator(freeze), PlainSerializer(thaw)]
+"""Arbitrary JSON (such as a JSON Schema), deep-frozen once validated."""

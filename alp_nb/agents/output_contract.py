@@ -1,0 +1,113 @@
+"""Output contracts: what a role's final output must be before its execution completes.
+
+A contract is part of the agent definition (its name and JSON Schema are
+hashed), so its shape lives here; the workflow layer re-exports it and adds
+richer constructors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Annotated, Any, ClassVar
+
+import jsonschema
+from pydantic import PlainSerializer, PlainValidator, WithJsonSchema
+
+from .errors import AgentError
+from .frozen import freeze, thaw
+
+TEXT_OUTPUT_SCHEMA: Mapping[str, Any] = freeze({"type": "string", "minLength": 1})
+
+
+@dataclass(frozen=True)
+class OutputValidation:
+    """The verdict on one output: ``value`` when ok, ``issues`` (``<path>: <message>``) when not."""
+
+    ok: bool
+    value: Any = None
+    issues: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class OutputContract:
+    """A named JSON Schema checked with a real validator (jsonschema)."""
+
+    kind: ClassVar[str] = "json-schema"
+    name: str
+    schema: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        schema = freeze(self.schema)
+        try:
+            jsonschema.validators.validator_for(thaw(schema)).check_schema(thaw(schema))
+        except jsonschema.SchemaError as error:
+            raise AgentError(
+                "INVALID_OUTPUT_SCHEMA",
+                f"output contract `{self.name}` has an invalid JSON Schema: {error.message}",
+            ) from None
+        object.__setattr__(self, "schema", schema)
+
+    def validate(self, value: Any) -> OutputValidation:
+        plain = thaw(self.schema)
+        validator = jsonschema.validators.validator_for(plain)(plain)
+        errors = sorted(validator.iter_errors(value), key=lambda error: list(error.absolute_path))
+        if not errors:
+            return OutputValidation(ok=True, value=value)
+        return OutputValidation(ok=False, issues=tuple(_issue(error) for error in errors))
+
+    def to_alp(self) -> dict[str, Any]:
+        """ALP's serialisable form of a contract: its name and JSON Schema."""
+        return {"name": self.name, "schema": thaw(self.schema)}
+
+
+@dataclass(frozen=True)
+class TextOutputContract(OutputContract):
+    """ALP's ``textOutput``: a string that is not blank once trimmed."""
+
+    kind: ClassVar[str] = "text"
+
+    def validate(self, value: Any) -> OutputValidation:
+        if isinstance(value, str) and value.strip():
+            return OutputValidation(ok=True, value=value)
+        return OutputValidation(ok=False, issues=("output must be non-empty text",))
+
+
+def text_output(name: str) -> TextOutputContract:
+    """A prose output contract; every built-in role ends with one."""
+    return TextOutputContract(name, TEXT_OUTPUT_SCHEMA)
+
+
+def _issue(error: jsonschema.ValidationError) -> str:
+    path = ".".join(str(part) for part in error.absolute_path) or "output"
+    return f"{path}: {error.message}"
+
+
+def _coerce_contract(value: Any) -> OutputContract:
+    """Accept a contract, or ALP's ``{name, schema}`` JSON (the text schema means textOutput)."""
+    if isinstance(value, OutputContract):
+        return value
+    if not isinstance(value, Mapping) or set(value) - {"name", "schema"} or "name" not in value:
+        raise ValueError("an output contract is an OutputContract or {name, schema}")
+    name, schema = value["name"], value.get("schema", {})
+    if not isinstance(name, str):
+        raise ValueError("output contract name must be a string")
+    if not isinstance(schema, Mapping):
+        raise ValueError("output contract schema must be a JSON object")
+    if freeze(schema) == TEXT_OUTPUT_SCHEMA:
+        return text_output(name)
+    return OutputContract(name, schema)
+
+
+OutputContractField = Annotated[
+    OutputContract,
+    PlainValidator(_coerce_contract),
+    PlainSerializer(lambda contract: contract.to_alp()),
+    WithJsonSchema({
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "schema": {"type": "object"}},
+        "required": ["name"],
+        "additionalProperties": False,
+    }),
+]
+"""How a definition's ``output`` field validates, dumps and describes itself."""

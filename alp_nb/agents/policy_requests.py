@@ -1,0 +1,141 @@
+"""The questions policy answers, and its answers.
+
+A request is one of eight typed models, or the same thing as a plain dict
+with ALP's camelCase (or snake_case) keys, discriminated by ``type``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, Union
+
+from pydantic import Field, TypeAdapter
+
+from .frozen import FrozenModel
+
+
+class DelegationRequest(FrozenModel):
+    type: Literal["delegation"] = "delegation"
+    actor: str
+    target: str
+
+
+class MemoryRequest(FrozenModel):
+    type: Literal["memory"] = "memory"
+    actor: str
+    operation: Literal["read", "write"]
+    scope: str
+
+
+class ExecutionScope(FrozenModel):
+    """The execution a workspace request comes from."""
+
+    active_workspace: str
+    workspace_mode: Literal["read-only", "workspace-write"]
+    delegated: bool
+
+
+class LaunchScope(FrozenModel):
+    """Where a launch was granted (``root``) inside which project."""
+
+    root: str
+    project: str
+
+
+class WorkspaceRequest(FrozenModel):
+    type: Literal["workspace"] = "workspace"
+    actor: str
+    operation: Literal["read", "write"]
+    path: str
+    execution: ExecutionScope
+    launch: LaunchScope | None = None
+
+
+class PolicySourceTarget(FrozenModel):
+    kind: Literal["policy-source"] = "policy-source"
+
+
+class AgentDefinitionTarget(FrozenModel):
+    kind: Literal["agent-definition"] = "agent-definition"
+    agent_id: str
+
+
+class ConfigurationRequest(FrozenModel):
+    type: Literal["configuration"] = "configuration"
+    actor: str
+    operation: Literal["write"] = "write"
+    target: Annotated[Union[PolicySourceTarget, AgentDefinitionTarget], Field(discriminator="kind")]
+
+
+class ToolRequest(FrozenModel):
+    type: Literal["tool"] = "tool"
+    actor: str
+    tool: str
+    command: str | None = None
+
+
+class SkillRequest(FrozenModel):
+    type: Literal["skill"] = "skill"
+    actor: str
+    skill: str
+
+
+class SubagentRequest(FrozenModel):
+    type: Literal["subagent"] = "subagent"
+    actor: str
+    subagent: str
+
+
+class McpRequest(FrozenModel):
+    type: Literal["mcp"] = "mcp"
+    actor: str
+    server: str
+
+
+REQUEST_MODELS = (
+    DelegationRequest, MemoryRequest, WorkspaceRequest, ConfigurationRequest,
+    ToolRequest, SkillRequest, SubagentRequest, McpRequest,
+)
+PolicyRequest = Annotated[Union[REQUEST_MODELS], Field(discriminator="type")]
+POLICY_REQUEST = TypeAdapter(PolicyRequest)
+REQUEST_TYPES = ("delegation", "memory", "workspace", "configuration", "tool", "skill", "subagent", "mcp")
+
+
+class Allow(FrozenModel):
+    outcome: Literal["allow"] = "allow"
+
+
+class Deny(FrozenModel):
+    outcome: Literal["deny"] = "deny"
+    code: str
+    reason: str
+
+
+class RequireApproval(FrozenModel):
+    """Identity allowed it, but the principal must be asked first."""
+
+    outcome: Literal["require_approval"] = "require_approval"
+    rule: str
+    scope: Literal["once", "execution", "session"]
+    subject: str
+    prompt: str
+
+
+PolicyDecision = Allow | Deny | RequireApproval
+
+
+class Authorization(FrozenModel):
+    """A yes or no: ``code`` and ``reason`` say why not."""
+
+    allowed: bool
+    code: str | None = None
+    reason: str | None = None
+
+    def _repr_html_(self) -> str:
+        from alp_nb.viz.agents import authorization_html
+
+        return authorization_html(self)
+
+    def _repr_pretty_(self, printer, cycle) -> None:
+        from alp_nb.viz.agents import authorization_text
+
+        printer.text(authorization_text(self))

@@ -1,0 +1,127 @@
+"""The shape of a role's workflow: states, the tools each allows, and where each leads.
+
+An agent definition embeds its workflow, so the shape lives beside the
+definition; the workflow layer (``alp_nb.workflow``) re-exports it and runs it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import networkx as nx
+
+from .frozen import FrozenMapping, FrozenModel
+
+
+class WorkflowError(ValueError):
+    """A workflow that cannot be defined or a move the workflow does not allow."""
+
+
+class WorkflowState(FrozenModel):
+    """One state: the tools usable while in it, the states it may move to, and whether it ends."""
+
+    allowed_tools: tuple[str, ...] = ()
+    transitions: tuple[str, ...] = ()
+    terminal: bool = False
+
+
+class WorkflowDefinition(FrozenModel):
+    """A role's state machine; ``states`` keeps declaration order."""
+
+    id: str
+    initial: str
+    states: FrozenMapping[WorkflowState]
+
+    def chain(self) -> tuple[str, ...]:
+        """State ids in declaration order (for a linear workflow, the path it walks)."""
+        return tuple(self.states)
+
+    def terminal_states(self) -> tuple[str, ...]:
+        return tuple(state_id for state_id, state in self.states.items() if state.terminal)
+
+    def problems(self, granted_tools: Iterable[str] | None = None) -> list[str]:
+        """Static findings: broken references, unreachable states, dead ends, and (given the
+        agent's tools) states allowing a tool the agent lacks. Empty when the workflow is sound."""
+        findings = []
+        if self.initial not in self.states:
+            findings.append(f"unknown initial state `{self.initial}`")
+        graph = nx.DiGraph()
+        graph.add_nodes_from(self.states)
+        for state_id, state in self.states.items():
+            if state.terminal and state.transitions:
+                findings.append(f"terminal state `{state_id}` cannot declare transitions")
+            for target in state.transitions:
+                if target in self.states:
+                    graph.add_edge(state_id, target)
+                else:
+                    findings.append(f"state `{state_id}` has unknown transition target `{target}`")
+            if not state.terminal and not state.transitions:
+                findings.append(f"state `{state_id}` is a dead end: it is not terminal and leads nowhere")
+            if granted_tools is not None:
+                granted = set(granted_tools)
+                findings += [
+                    f"state `{state_id}` allows `{tool}`, which the agent does not hold"
+                    for tool in state.allowed_tools if tool not in granted
+                ]
+        if self.initial in self.states:
+            reachable = nx.descendants(graph, self.initial) | {self.initial}
+            findings += [
+                f"state `{state_id}` is unreachable from `{self.initial}`"
+                for state_id in self.states if state_id not in reachable
+            ]
+            if not any(self.states[state_id].terminal for state_id in reachable):
+                findings.append(f"no terminal state is reachable from `{self.initial}`")
+        return findings
+
+    def _repr_html_(self) -> str:
+        from alp_nb.viz.agents import workflow_html
+
+        return workflow_html(self)
+
+    def _repr_pretty_(self, printer, cycle) -> None:
+        from alp_nb.viz.agents import workflow_text
+
+        printer.text(workflow_text(self))
+
+
+def define_linear_workflow(
+    workflow_id: str, states: Iterable[Mapping[str, Any] | Sequence[Any]]
+) -> WorkflowDefinition:
+    """A workflow whose states run in the given order; the last one is terminal.
+
+    Each state is ``{"id": ..., "allowed_tools": [...]}`` (``allowedTools`` also
+    accepted) or an ``(id, tools)`` pair.
+    """
+    entries = [_state_entry(workflow_id, entry) for entry in states]
+    if not entries:
+        raise WorkflowError(f"workflow `{workflow_id}` must declare at least one state")
+    built: dict[str, WorkflowState] = {}
+    for index, (state_id, tools) in enumerate(entries):
+        if state_id in built:
+            raise WorkflowError(f"workflow `{workflow_id}` declares state `{state_id}` twice")
+        is_last = index == len(entries) - 1
+        built[state_id] = WorkflowState(
+            allowed_tools=tuple(tools),
+            transitions=() if is_last else (entries[index + 1][0],),
+            terminal=is_last,
+        )
+    return WorkflowDefinition(id=workflow_id, initial=entries[0][0], states=built)
+
+
+def _state_entry(workflow_id: str, entry: Mapping[str, Any] | Sequence[Any]) -> tuple[str, tuple[str, ...]]:
+    if isinstance(entry, Mapping):
+        unknown = set(entry) - {"id", "allowed_tools", "allowedTools"}
+        if unknown or "id" not in entry:
+            raise WorkflowError(
+                f"workflow `{workflow_id}`: a state is {{id, allowed_tools}}, got keys {sorted(entry)}"
+            )
+        tools = entry.get("allowed_tools", entry.get("allowedTools", ()))
+        state_id = entry["id"]
+    elif isinstance(entry, Sequence) and not isinstance(entry, str) and len(entry) == 2:
+        state_id, tools = entry
+    else:
+        raise WorkflowError(f"workflow `{workflow_id}`: a state is {{id, allowed_tools}} or (id, tools)")
+    if not isinstance(state_id, str) or isinstance(tools, str):
+        raise WorkflowError(f"workflow `{workflow_id}`: state `{state_id}` needs a string id and a list of tools")
+    return state_id, tuple(tools)

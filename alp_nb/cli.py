@@ -1,0 +1,229 @@
+"""The ``alp-nb`` command line: parse, call the library, print. Exit codes: 0 ok, 1 refused
+or failing checks, 2 bad usage or input."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from alp_nb.agents import (
+    BUILTIN_AGENTS, DEFAULT_MODE, MODE_IDS, AgentError, ProjectRegistry, TrustStore, definition_hash,
+    diff_authority, load_project_agents, project_registry, render_instructions, short_hash, tier1_report,
+)
+from alp_nb.agents.trust import Authority
+from alp_nb.viz import agent_reports as views
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not hasattr(args, "handler"):
+        parser.print_help()
+        return 2
+    try:
+        return args.handler(args)
+    except AgentError as error:
+        print(f"alp-nb: {error.message}", file=sys.stderr)
+        return 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="alp-nb", description="The ALP agent model, from a terminal.")
+    groups = parser.add_subparsers(title="commands")
+    agent = groups.add_parser("agent", help="list, show, test and trust roles").add_subparsers(title="agent commands")
+
+    def command(name: str, handler, help_text: str, with_id: bool = True) -> argparse.ArgumentParser:
+        sub = agent.add_parser(name, help=help_text)
+        if with_id:
+            sub.add_argument("id", help="the role id")
+        sub.add_argument("--project", default=".", help="project folder (default: the current one)")
+        sub.set_defaults(handler=handler)
+        return sub
+
+    command("list", _list, "built-in roles and the project's agent files", with_id=False).add_argument(
+        "--json", action="store_true")
+    command("show", _show, "one role resolved: authority, workflow, skills")
+    test = command("test", _test, "static checks (tier 1) of one role or all", with_id=False)
+    test.add_argument("id", nargs="?", help="the role id")
+    test.add_argument("--all", action="store_true", help="test every role")
+    test.add_argument("--tier", type=int, action="append", help="tier to run; only 1 exists here")
+    test.add_argument("--mode", default=DEFAULT_MODE, choices=MODE_IDS)
+    test.add_argument("--json", action="store_true")
+    command("add", _add, "trust a project agent after reading its authority")
+    command("untrust", _untrust, "withdraw trust from a project agent")
+    return parser
+
+
+def _session(args) -> ProjectRegistry:
+    return project_registry(Path(args.project), TrustStore(), candidates=True)
+
+
+def _list(args) -> int:
+    agents = load_project_agents(Path(args.project))
+    store = TrustStore()
+    project = agents.project
+    rows = [
+        {"id": definition.id, "status": "built-in", "hash": definition_hash(definition), "sourcePath": None}
+        for definition in BUILTIN_AGENTS
+    ]
+    entries = [(overlay.definition, overlay.source_path) for overlay in agents.overlays]
+    entries += [(definition, agents.source_paths[definition.id]) for definition in agents.loaded]
+    for definition, source in entries:
+        rows.append({"id": definition.id, "status": store.resolve(project, definition),
+                     "hash": definition_hash(definition), "sourcePath": source})
+    rows += [{"id": failure.id, "status": "unloadable", "issues": list(failure.issues),
+              "sourcePath": failure.source_path} for failure in agents.failed]
+    project_rows = [row for row in rows if row["status"] != "built-in"]
+    if args.json:
+        print(json.dumps({"project": project, "agents": rows}, indent=2, ensure_ascii=False))
+    else:
+        details = {
+            "built-in": lambda row: short_hash(row["hash"]),
+            "trusted": lambda row: short_hash(row["hash"]),
+            "untrusted": lambda row: views.NEVER_TRUSTED,
+            "changed": lambda row: views.EDITED_SINCE_TRUSTED,
+            "unloadable": lambda row: "; ".join(row["issues"]),
+        }
+        for row in rows:
+            print(views.list_row(row["status"], row["id"], details[row["status"]](row)))
+        if not project_rows:
+            print(f"NONE     no agent file under {agents.agents_directory}")
+    return 1 if any(row["status"] != "trusted" for row in project_rows) else 0
+
+
+def _find_failure(session: ProjectRegistry, agent_id: str):
+    return next((failure for failure in session.agents.failed if failure.id == agent_id), None)
+
+
+def _require_role(session: ProjectRegistry, agent_id: str):
+    if not session.registry.has(agent_id):
+        raise AgentError("UNKNOWN_AGENT", f"unknown agent `{agent_id}`; known: {', '.join(session.registry.ids())}")
+    return session.registry.get(agent_id)
+
+
+def _source(session: ProjectRegistry, agent_id: str) -> tuple[str, bool]:
+    """Where the role comes from, and whether it is a project definition (so trust applies)."""
+    project = session.agents.project
+    overlay = next((overlay for overlay in session.agents.overlays if overlay.id == agent_id), None)
+    if overlay is not None:
+        return f"built-in + skill overlay ({Path(overlay.source_path).relative_to(project)})", True
+    if agent_id in session.agents.source_paths:
+        return str(Path(session.agents.source_paths[agent_id]).relative_to(project)), True
+    return "built-in", False
+
+
+def _show(args) -> int:
+    session = _session(args)
+    failure = _find_failure(session, args.id)
+    if failure is not None:
+        print("\n".join(views.failure_block(failure, session.agents.project)))
+        return 1
+    definition = _require_role(session, args.id)
+    source, from_project = _source(session, args.id)
+    trust = None
+    if from_project:
+        status = TrustStore().resolve(session.agents.project, definition)
+        trust = f"{status} ({short_hash(definition_hash(definition))})"
+    identity = render_instructions(definition.instructions)
+    print("\n".join(views.show_lines(definition, source, trust, len(identity))))
+    return 0
+
+
+def _test(args) -> int:
+    if args.tier and set(args.tier) != {1}:
+        raise AgentError("UNKNOWN_TIER", "only tier 1 (static checks) runs in alp-nb; tiers 2 and 3 need a runtime")
+    if bool(args.id) == bool(args.all):
+        raise AgentError("USAGE", "name one role, or pass --all")
+    session = _session(args)
+    project = session.agents.project
+    failure = _find_failure(session, args.id) if args.id else None
+    roles = session.registry.ids() if args.all else ((args.id,) if failure is None else ())
+    definitions = [_require_role(session, role) for role in roles]
+    reports = [tier1_report(definition, session.registry, args.mode) for definition in definitions]
+    store = TrustStore()
+    candidates = [
+        definition.id for definition in definitions
+        if _source(session, definition.id)[1] and store.resolve(project, definition) != "trusted"
+    ]
+    failures = session.agents.failed if args.all else ((failure,) if failure else ())
+    if args.json:
+        payload = [views.report_json(report) for report in reports]
+        print(json.dumps({
+            "project": project,
+            "candidates": candidates,
+            "failedToLoad": [failure.model_dump(by_alias=True) for failure in failures],
+            "reports": payload if args.all else (payload[0] if payload else None),
+        }, indent=2, ensure_ascii=False))
+    else:
+        lines = [line for failure in failures for line in views.failure_block(failure, project)]
+        for report in reports:
+            if lines:
+                lines.append("")
+            lines += views.report_lines(report)
+            if report.role in candidates:
+                lines.append(f"NOTE     `{report.role}` is a candidate: it is not trusted in this project, "
+                             "so no session gets it yet")
+        if args.all:
+            passed = sum(report.ok for report in reports)
+            lines += ["", f"ALL      {passed} of {len(reports)} roles passed"]
+        print("\n".join(lines))
+    return 0 if reports and all(report.ok for report in reports) and not failures else 1
+
+
+def _add(args) -> int:
+    session = _session(args)
+    project = session.agents.project
+    failure = _find_failure(session, args.id)
+    if failure is not None:
+        print("\n".join(views.failure_block(failure, project)))
+        print(f"REFUSED  `{args.id}` does not load; there is nothing to trust yet")
+        return 1
+    definition = _require_role(session, args.id)
+    source, from_project = _source(session, args.id)
+    if not from_project:
+        raise AgentError("UNKNOWN_AGENT", f"`{args.id}` is a built-in role with no project file; there is nothing to trust")
+    report = tier1_report(definition, session.registry)
+    print("\n".join(views.report_lines(report)))
+    if not report.ok:
+        print(f"REFUSED  `{args.id}` has findings; fix them before trusting it")
+        return 1
+    store = TrustStore()
+    digest = definition_hash(definition)
+    previous = store.record(project, args.id)
+    if previous is not None and previous.definition_hash == digest:
+        print(f"TRUSTED  `{args.id}` is already trusted at {short_hash(digest)} since {previous.trusted_at}")
+        return 0
+    print(f"HASH     {digest}")
+    if previous is not None:
+        print(f"RETRUST  previously trusted at {short_hash(previous.definition_hash)} on {previous.trusted_at}")
+        changes = diff_authority(previous.authority, Authority.of(definition))
+        print("  authority changed:" if changes else "  authority unchanged; the prompt or workflow moved")
+        for change in changes:
+            print(f"    {change}")
+    if not sys.stdin.isatty():
+        print("REFUSED  trust needs a terminal; there is no `--yes` for this command")
+        return 1
+    answer = input(f"Trust `{args.id}` with the authority above? Type yes to confirm: ")
+    if answer.strip().lower() != "yes":
+        print(f"REFUSED  `{args.id}` was not trusted")
+        return 1
+    store.trust(project, definition, source_path=str(Path(project) / source) if "overlay" not in source else None)
+    print(f"TRUSTED  `{args.id}` at {short_hash(digest)}")
+    print(f"`main` may now delegate to it in {project}")
+    print("editing the file revokes this: a different hash is denied, not warned about")
+    return 0
+
+
+def _untrust(args) -> int:
+    project = str(Path(args.project).resolve())
+    if TrustStore().untrust(project, args.id):
+        print(f"REMOVED  `{args.id}` is no longer trusted in {project}")
+        return 0
+    print(f"NONE     `{args.id}` was not trusted in {project}")
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,47 @@
+"""Small HTML building blocks shared by every renderer; all text passes through ``esc``."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable
+
+STYLE = """<style>
+.alp{font-family:system-ui,-apple-system,sans-serif;font-size:13px;line-height:1.4;max-width:60em}
+.alp table{border-collapse:collapse;margin:4px 0}
+.alp th,.alp td{border:1px solid #ddd;padding:2px 8px;text-align:left;vertical-align:top}
+.alp th{background:#f4f4f4}
+.alp code{font-size:12px}
+.alp .muted{color:#777}
+.alp .badge{display:inline-block;padding:0 8px;border-radius:9px;color:#fff;font-weight:600}
+.alp .ok{background:#2e7d32}.alp .bad{background:#c62828}.alp .warn{background:#ef6c00}.alp .info{background:#1565c0}
+.alp .state{display:inline-block;border:1px solid #999;border-radius:4px;padding:2px 6px;margin:2px}
+.alp .state.terminal{border-style:double;border-width:3px}
+.alp .state.current{background:#fff3c4;border-color:#ef6c00}
+.alp .arrow{color:#999;margin:0 2px}
+</style>"""
+
+
+def esc(value: object) -> str:
+    """HTML-escape anything: untrusted text never reaches the page as markup."""
+    return html.escape(str(value), quote=True)
+
+
+def block(inner: str) -> str:
+    """A styled, self-contained fragment."""
+    return f'{STYLE}<div class="alp">{inner}</div>'
+
+
+def badge(text: str, tone: str) -> str:
+    return f'<span class="badge {esc(tone)}">{esc(text)}</span>'
+
+
+def names(items: Iterable[str], empty: str = "—") -> str:
+    items = list(items)
+    return ", ".join(f"<code>{esc(item)}</code>" for item in items) if items else f'<span class="muted">{esc(empty)}</span>'
+
+
+def table(headers: Iterable[str], rows: Iterable[Iterable[str]]) -> str:
+    """A table whose header cells are escaped here and whose body cells are already HTML."""
+    head = "".join(f"<th>{esc(header)}</th>" for header in headers)
+    body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
