@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -27,6 +28,9 @@ def main(argv: list[str] | None = None) -> int:
     except AgentError as error:
         print(f"alp-nb: {error.message}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader left (`alp-nb agent list | head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -68,8 +72,8 @@ def _list(args) -> int:
         {"id": definition.id, "status": "built-in", "hash": definition_hash(definition), "sourcePath": None}
         for definition in BUILTIN_AGENTS
     ]
-    entries = [(overlay.definition, overlay.source_path) for overlay in agents.overlays]
-    entries += [(definition, agents.source_paths[definition.id]) for definition in agents.loaded]
+    entries = [(definition, agents.source_paths[definition.id]) for definition in agents.loaded]
+    entries += [(overlay.definition, overlay.source_path) for overlay in agents.overlays]
     for definition, source in entries:
         rows.append({"id": definition.id, "status": store.resolve(project, definition),
                      "hash": definition_hash(definition), "sourcePath": source})
@@ -103,15 +107,17 @@ def _require_role(session: ProjectRegistry, agent_id: str):
     return session.registry.get(agent_id)
 
 
-def _source(session: ProjectRegistry, agent_id: str) -> tuple[str, bool]:
-    """Where the role comes from, and whether it is a project definition (so trust applies)."""
+def _source(session: ProjectRegistry, agent_id: str) -> tuple[str, str | None]:
+    """How ``show`` names where the role comes from, and its project file or folder (None for a
+    plain built-in, which needs no trust)."""
     project = session.agents.project
     overlay = next((overlay for overlay in session.agents.overlays if overlay.id == agent_id), None)
     if overlay is not None:
-        return f"built-in + skill overlay ({Path(overlay.source_path).relative_to(project)})", True
+        return f"built-in + skill overlay ({Path(overlay.source_path).relative_to(project)})", overlay.source_path
     if agent_id in session.agents.source_paths:
-        return str(Path(session.agents.source_paths[agent_id]).relative_to(project)), True
-    return "built-in", False
+        path = session.agents.source_paths[agent_id]
+        return str(Path(path).relative_to(project)), path
+    return "built-in", None
 
 
 def _show(args) -> int:
@@ -121,9 +127,9 @@ def _show(args) -> int:
         print("\n".join(views.failure_block(failure, session.agents.project)))
         return 1
     definition = _require_role(session, args.id)
-    source, from_project = _source(session, args.id)
+    source, source_path = _source(session, args.id)
     trust = None
-    if from_project:
+    if source_path is not None:
         status = TrustStore().resolve(session.agents.project, definition)
         trust = f"{status} ({short_hash(definition_hash(definition))})"
     identity = render_instructions(definition.instructions)
@@ -145,9 +151,10 @@ def _test(args) -> int:
     store = TrustStore()
     candidates = [
         definition.id for definition in definitions
-        if _source(session, definition.id)[1] and store.resolve(project, definition) != "trusted"
+        if _source(session, definition.id)[1] is not None and store.resolve(project, definition) != "trusted"
     ]
-    failures = session.agents.failed if args.all else ((failure,) if failure else ())
+    failures = session.agents.failed
+    relevant = failures if args.all else ((failure,) if failure else ())  # only these change the exit code
     if args.json:
         payload = [views.report_json(report) for report in reports]
         print(json.dumps({
@@ -169,7 +176,7 @@ def _test(args) -> int:
             passed = sum(report.ok for report in reports)
             lines += ["", f"ALL      {passed} of {len(reports)} roles passed"]
         print("\n".join(lines))
-    return 0 if reports and all(report.ok for report in reports) and not failures else 1
+    return 0 if reports and all(report.ok for report in reports) and not relevant else 1
 
 
 def _add(args) -> int:
@@ -181,8 +188,8 @@ def _add(args) -> int:
         print(f"REFUSED  `{args.id}` does not load; there is nothing to trust yet")
         return 1
     definition = _require_role(session, args.id)
-    source, from_project = _source(session, args.id)
-    if not from_project:
+    source_path = _source(session, args.id)[1]
+    if source_path is None:
         raise AgentError("UNKNOWN_AGENT", f"`{args.id}` is a built-in role with no project file; there is nothing to trust")
     report = tier1_report(definition, session.registry)
     print("\n".join(views.report_lines(report)))
@@ -209,7 +216,7 @@ def _add(args) -> int:
     if answer.strip().lower() != "yes":
         print(f"REFUSED  `{args.id}` was not trusted")
         return 1
-    store.trust(project, definition, source_path=str(Path(project) / source) if "overlay" not in source else None)
+    store.trust(project, definition, source_path=source_path)
     print(f"TRUSTED  `{args.id}` at {short_hash(digest)}")
     print(f"`main` may now delegate to it in {project}")
     print("editing the file revokes this: a different hash is denied, not warned about")

@@ -92,6 +92,10 @@ def tier1_report(definition: AgentDefinition, registry: AgentRegistry, mode: str
     )
 
 
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 def _names(names: tuple[str, ...]) -> str:
     return ", ".join(names) or "none"
 
@@ -142,8 +146,7 @@ def _skill_assets(definition: AgentDefinition) -> tuple[list[str], str]:
     ]
     if not capabilities.skills:
         return found, "no skill named"
-    count = len(capabilities.skills)
-    return found, f"{count} skill{'s' if count != 1 else ''} resolved ({len(bindings)} from the project)"
+    return found, f"{_count(len(capabilities.skills), 'skill')} resolved ({len(bindings)} from the project)"
 
 
 def _memory_detail(definition: AgentDefinition) -> str:
@@ -171,7 +174,7 @@ def _instructions_detail(definition: AgentDefinition) -> str:
     rules = definition.instructions.rules
     longest = max((len(rule) for rule in rules), default=0)
     rendered = len(render_instructions(definition.instructions))
-    return f"{len(rules)} rules, longest {longest} chars → {rendered} chars rendered"
+    return f"{_count(len(rules), 'rule')}, longest {longest} chars → {rendered} chars rendered"
 
 
 def _output_problems(definition: AgentDefinition) -> list[str]:

@@ -9,6 +9,7 @@ line or the dotted field path.
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -18,6 +19,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.constructor import DuplicateKeyError
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.events import AliasEvent, DocumentStartEvent
+from ruamel.yaml.resolver import VersionedResolver
 
 from .catalog import REASONING_EFFORTS, TOOL_CATALOG
 
@@ -109,6 +111,32 @@ class AgentFile(_FileModel):
     output: FileOutput
 
 
+def _core_schema() -> dict[str, list[tuple[str, re.Pattern[str]]]]:
+    """Implicit tags of the YAML 1.2 core schema, keyed by first character as ruamel looks them up."""
+    table: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
+    for tag, pattern, first in (
+        ("null", r"~|null|Null|NULL|", ["~", "n", "N", ""]),
+        ("bool", r"true|True|TRUE|false|False|FALSE", list("tTfF")),
+        ("int", r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+", list("-+0123456789")),
+        ("float", r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)"
+                  r"|\.(?:nan|NaN|NAN)", list("-+0123456789.")),
+    ):
+        for char in first:
+            table.setdefault(char, []).append((f"tag:yaml.org,2002:{tag}", re.compile(f"^(?:{pattern})$")))
+    return table
+
+
+class _CoreSchemaResolver(VersionedResolver):
+    """The YAML 1.2 core schema whatever the file declares: ruamel's own 1.2 rules also read
+    timestamps, ``1_000``, ``0b1`` and ``<<`` merge keys, which ALP's yaml@2 keeps as strings."""
+
+    _table = _core_schema()
+
+    @property
+    def versioned_resolver(self):
+        return self._table
+
+
 def read_agent_file(path: Path) -> tuple[AgentFile | None, tuple[str, ...]]:
     """Read and parse ``path``; an oversized file is refused before it is read."""
     size = path.stat().st_size
@@ -146,6 +174,7 @@ def _oversize(size: int) -> str:
 def _load_yaml(text: str) -> tuple[object, str | None]:
     """YAML 1.2, core schema; aliases, duplicate keys and extra documents refused."""
     yaml = YAML(typ="safe", pure=True)
+    yaml.Resolver = _CoreSchemaResolver
     try:
         documents = 0
         for event in yaml.parse(io.StringIO(text)):

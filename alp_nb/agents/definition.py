@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import ValidationError
+from pydantic import StrictFloat, StrictInt, ValidationError
 
 from .errors import AgentRegistryError
 from .frozen import FrozenModel
@@ -33,10 +33,13 @@ class ReasoningEffortMap(FrozenModel):
 
 
 class AutoCompactTokens(FrozenModel):
-    """Per-runtime auto-compact thresholds; an absent side means 90 % of the model's window."""
+    """Per-runtime auto-compact thresholds; an absent side means 90 % of the model's window.
 
-    claude: int | float | None = None
-    codex: int | float | None = None
+    Numbers only (strict): a string or a bool is refused, never coerced.
+    """
+
+    claude: StrictInt | StrictFloat | None = None
+    codex: StrictInt | StrictFloat | None = None
 
 
 class MemoryGrants(FrozenModel):

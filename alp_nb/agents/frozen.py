@@ -26,6 +26,10 @@ class FrozenModel(BaseModel):
         validate_by_alias=True,
     )
 
+    def __deepcopy__(self, memo: dict | None = None):
+        """Deep-frozen, so a deep copy is the value itself (read-only mappings cannot be copied)."""
+        return self
+
 
 def freeze(value: Any) -> Any:
     """Deep-freeze JSON-like data: dicts to read-only mappings, lists to tuples."""

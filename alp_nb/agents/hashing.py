@@ -58,6 +58,13 @@ def short_hash(digest: str) -> str:
 
 
 def _canonical(value: Any) -> Any:
+    kind = type(value)  # exact-type checks first: dumps are plain dicts and lists, and ABC checks are slow
+    if kind is dict:
+        return {str(key): _canonical(item) for key, item in value.items() if item is not None}
+    if kind is list:
+        return [_canonical(item) for item in value]
+    if kind is str or kind is int or kind is bool:
+        return value
     if isinstance(value, Mapping):
         return {str(key): _canonical(item) for key, item in value.items() if item is not None}
     if isinstance(value, list | tuple):

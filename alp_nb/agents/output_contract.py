@@ -36,22 +36,31 @@ class OutputContract:
     kind: ClassVar[str] = "json-schema"
     name: str
     schema: Mapping[str, Any] = field(default_factory=dict)
+    _validator: Any = field(init=False, default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        schema = freeze(self.schema)
+        object.__setattr__(self, "schema", freeze(self.schema))
+        object.__setattr__(self, "_validator", self._compile())
+
+    def _compile(self) -> Any:
+        """Check the schema once and keep its validator (a bad schema is refused here)."""
+        plain = thaw(self.schema)
+        validator_class = jsonschema.validators.validator_for(plain)
         try:
-            jsonschema.validators.validator_for(thaw(schema)).check_schema(thaw(schema))
+            validator_class.check_schema(plain)
         except jsonschema.SchemaError as error:
             raise AgentError(
                 "INVALID_OUTPUT_SCHEMA",
                 f"output contract `{self.name}` has an invalid JSON Schema: {error.message}",
             ) from None
-        object.__setattr__(self, "schema", schema)
+        return validator_class(plain)
+
+    def __deepcopy__(self, memo: dict | None = None):
+        """Deep-frozen, so a deep copy is the contract itself."""
+        return self
 
     def validate(self, value: Any) -> OutputValidation:
-        plain = thaw(self.schema)
-        validator = jsonschema.validators.validator_for(plain)(plain)
-        errors = sorted(validator.iter_errors(value), key=lambda error: list(error.absolute_path))
+        errors = sorted(self._validator.iter_errors(value), key=lambda error: list(error.absolute_path))
         if not errors:
             return OutputValidation(ok=True, value=value)
         return OutputValidation(ok=False, issues=tuple(_issue(error) for error in errors))
@@ -66,6 +75,9 @@ class TextOutputContract(OutputContract):
     """ALP's ``textOutput``: a string that is not blank once trimmed."""
 
     kind: ClassVar[str] = "text"
+
+    def _compile(self) -> None:
+        return None  # the schema is the fixed TEXT_OUTPUT_SCHEMA; validation trims instead
 
     def validate(self, value: Any) -> OutputValidation:
         if isinstance(value, str) and value.strip():

@@ -217,12 +217,11 @@ class PolicyEngine:
 
     @staticmethod
     def _tool(actor: AgentDefinition, request: ToolRequest) -> Allow | Deny:
-        raw = request.tool if RAW_RUNTIME_TOOL.search(request.tool) else None
-        if raw is None and request.command is not None:
-            raw = raw_runtime_binary(request.command)
-        if raw is not None:
+        if RAW_RUNTIME_TOOL.search(request.tool) or (
+            request.command is not None and raw_runtime_binary(request.command) is not None
+        ):
             return Deny(code="RAW_RUNTIME_TOOL_DENIED",
-                        reason=f"raw runtime tool `{raw}` is not part of the ALP delegation API")
+                        reason=f"raw runtime tool `{request.tool}` is not part of the ALP delegation API")
         if request.command is not None and is_indirect_command(request.command):
             return Deny(code="INDIRECT_TOOL_REQUEST", reason="indirect command cannot be authorized safely")
         routed = MCP_TOOL.match(request.tool)

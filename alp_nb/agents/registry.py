@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Mapping
+from types import MappingProxyType
 from typing import Any
 
 import networkx as nx
@@ -27,12 +28,27 @@ INSTRUCTION_AUDIENCES = ("principal", "machine")
 
 
 class AgentRegistry:
-    """The validated, frozen set of roles that policy consults."""
+    """The validated, frozen set of roles that policy consults (attributes cannot be set)."""
+
+    __slots__ = ("_definitions", "_by_id", "catalog")
 
     def __init__(self, definitions: tuple[AgentDefinition, ...], catalog: CapabilityCatalog) -> None:
-        self._definitions = definitions
-        self._by_id = {definition.id: definition for definition in definitions}
-        self.catalog = catalog
+        object.__setattr__(self, "_definitions", definitions)
+        object.__setattr__(self, "_by_id", MappingProxyType({definition.id: definition for definition in definitions}))
+        object.__setattr__(self, "catalog", catalog)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"AgentRegistry is frozen: cannot set `{name}`")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"AgentRegistry is frozen: cannot delete `{name}`")
+
+    def __copy__(self) -> AgentRegistry:
+        """Frozen, so a copy (shallow or deep) is the registry itself."""
+        return self
+
+    def __deepcopy__(self, memo: dict | None = None) -> AgentRegistry:
+        return self
 
     def get(self, agent_id: str) -> AgentDefinition:
         try:
