@@ -22,8 +22,11 @@ $(VENV)/.lab-installed: pyproject.toml | $(BIN)/python
 test: $(VENV)/.test-installed
 	$(BIN)/python -m pytest --nbval-lax tests notebooks
 
+# Jupyter refuses to run as root without --allow-root (containers, CI machines).
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
 lab: $(VENV)/.lab-installed
-	$(BIN)/jupyter lab notebooks/
+	$(BIN)/jupyter lab $(ROOT_FLAG) notebooks/
 
 bench: $(VENV)/.test-installed
 	$(BIN)/python benchmarks/registry_scale.py
