@@ -36,5 +36,3 @@ from .runtimes import (
 )
 from .trust import Authority, TrustRecord, TrustStore, diff_authority
 from .workflow_definition import WorkflowDefinition, WorkflowError, WorkflowState, define_linear_workflow
-
-__all__ = [name for name in dir() if not name.startswith("_")]

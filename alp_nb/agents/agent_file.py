@@ -22,6 +22,7 @@ from ruamel.yaml.events import AliasEvent, DocumentStartEvent
 from ruamel.yaml.resolver import VersionedResolver
 
 from .catalog import REASONING_EFFORTS, TOOL_CATALOG
+from .frozen import validation_issues
 
 AGENT_FILE_NAME = "agent.yaml"
 AGENT_FILE_MAX_BYTES = 32 * 1024
@@ -161,10 +162,7 @@ def parse_agent_file(raw: bytes) -> tuple[AgentFile | None, tuple[str, ...]]:
     try:
         return AgentFile.model_validate(data), ()
     except ValidationError as error:
-        return None, tuple(
-            f"{'.'.join(str(part) for part in issue['loc']) or 'agent file'}: {issue['msg']}"
-            for issue in error.errors()
-        )
+        return None, tuple(validation_issues(error, "agent file"))
 
 
 def _oversize(size: int) -> str:

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import StrictFloat, StrictInt, ValidationError
 
 from .errors import AgentRegistryError
-from .frozen import FrozenModel
+from .frozen import FrozenModel, validation_issues
 from .output_contract import OutputContractField
 from .workflow_definition import WorkflowDefinition
 
@@ -111,15 +111,11 @@ def define_agent(definition: AgentDefinition | Mapping[str, Any]) -> AgentDefini
     """
     if isinstance(definition, AgentDefinition):
         return definition  # validation already deep-froze it; frozen data is shared, not copied
-    data = definition
     try:
-        return AgentDefinition.model_validate(data)
+        return AgentDefinition.model_validate(definition)
     except ValidationError as error:
-        agent_id = data.get("id", "?") if isinstance(data, Mapping) else "?"
-        problems = "; ".join(
-            f"{'.'.join(str(part) for part in issue['loc']) or 'definition'}: {issue['msg']}"
-            for issue in error.errors()
-        )
+        agent_id = definition.get("id", "?") if isinstance(definition, Mapping) else "?"
+        problems = "; ".join(validation_issues(error, "definition"))
         raise AgentRegistryError(
             "INVALID_AGENT", f"agent `{agent_id}` has a malformed definition: {problems}"
         ) from None

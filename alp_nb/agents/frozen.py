@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Annotated, Any, TypeVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, PlainSerializer
+from pydantic import AfterValidator, BaseModel, ConfigDict, PlainSerializer, ValidationError
 from pydantic.alias_generators import to_camel
 
 
@@ -60,3 +60,14 @@ FrozenMapping = Annotated[
 
 FrozenJson = Annotated[Any, AfterValidator(freeze), PlainSerializer(thaw)]
 """Arbitrary JSON (such as a JSON Schema), deep-frozen once validated."""
+
+
+def validation_issues(error: ValidationError, whole: str, skip: int = 0) -> list[str]:
+    """``<dotted.path>: <message>`` for each problem pydantic found; ``whole`` names an empty path.
+
+    ``skip`` drops leading path parts that name no field (a union's tag).
+    """
+    return [
+        f"{'.'.join(str(part) for part in issue['loc'][skip:]) or whole}: {issue['msg']}"
+        for issue in error.errors()
+    ]

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from .definition import AgentDefinition
 from .errors import AgentError
+from .frozen import validation_issues
 from .memory import memory_grant_covers, private_owner
 from .paths import canonicalize_path, is_within
 from .policy_requests import (
@@ -128,10 +129,7 @@ class PolicyEngine:
         try:
             return POLICY_REQUEST.validate_python(request)
         except ValidationError as error:
-            problems = "; ".join(
-                f"{'.'.join(str(part) for part in issue['loc'][1:]) or 'request'}: {issue['msg']}"
-                for issue in error.errors()
-            )
+            problems = "; ".join(validation_issues(error, "request", skip=1))
             return Deny(code="UNKNOWN_REQUEST", reason=f"{UNRECOGNIZED}: {request['type']} request {problems}")
 
     def _identity(self, request) -> Allow | Deny:
