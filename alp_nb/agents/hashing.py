@@ -32,9 +32,7 @@ SHORT_HASH_LENGTH = 12
 
 def canonical_json(value: Any) -> str:
     """The canonical JSON text of ``value`` (see the module docstring)."""
-    return json.dumps(
-        _canonical(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    )
+    return _dumps(_canonical(value))
 
 
 def definition_hash(definition: AgentDefinition | Mapping[str, Any]) -> str:
@@ -48,13 +46,17 @@ def definition_hash(definition: AgentDefinition | Mapping[str, Any]) -> str:
         runtime: _canonical(getattr(declared, runtime) if declared else None) for runtime in RUNTIME_IDS
     }
     payload["output"] = _canonical({**definition.output.to_alp(), "kind": definition.output.kind})
-    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return hashlib.sha256(_dumps(payload).encode("utf-8")).hexdigest()
 
 
 def short_hash(digest: str) -> str:
     """The 12-character prefix the CLI and the reprs print."""
     return digest[:SHORT_HASH_LENGTH]
+
+
+def _dumps(canonical: Any) -> str:
+    """JSON text of already-canonical data: sorted keys, no whitespace, UTF-8 kept."""
+    return json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 def _canonical(value: Any) -> Any:

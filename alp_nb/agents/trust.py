@@ -28,6 +28,7 @@ from .definition import AgentDefinition, RuntimeModelMap
 from .errors import AgentError
 from .frozen import FrozenModel
 from .hashing import definition_hash
+from .paths import canonicalize_path
 
 TRUST_FILE_VERSION = 1
 TrustStatus = Literal["trusted", "untrusted", "changed"]
@@ -95,10 +96,6 @@ def diff_authority(before: AgentDefinition | Authority, after: AgentDefinition |
     return lines
 
 
-def canonical_project(project: str | os.PathLike[str]) -> str:
-    return os.path.realpath(project)
-
-
 def default_trust_path() -> Path:
     """``$HOME/.alp/trusted-agents.json``, as ALP keeps it."""
     return Path.home() / ".alp" / "trusted-agents.json"
@@ -118,7 +115,7 @@ class TrustStore:
         return records
 
     def record(self, project: str | os.PathLike[str], agent_id: str) -> TrustRecord | None:
-        key = (canonical_project(project), agent_id)
+        key = (canonicalize_path(os.fspath(project)), agent_id)
         return next((record for record in self.records() if (record.project, record.id) == key), None)
 
     def resolve(self, project: str | os.PathLike[str], definition: AgentDefinition) -> TrustStatus:
@@ -133,7 +130,7 @@ class TrustStore:
     ) -> TrustRecord:
         """Pin ``definition``'s hash for this project, replacing any earlier record for its id."""
         record = TrustRecord(
-            project=canonical_project(project),
+            project=canonicalize_path(os.fspath(project)),
             id=definition.id,
             definition_hash=definition_hash(definition),
             trusted_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -147,7 +144,7 @@ class TrustStore:
 
     def untrust(self, project: str | os.PathLike[str], agent_id: str) -> bool:
         """Remove the record; True when there was one."""
-        key = (canonical_project(project), agent_id)
+        key = (canonicalize_path(os.fspath(project)), agent_id)
         with self._locked_records() as records:
             kept = [record for record in records if (record.project, record.id) != key]
             if len(kept) == len(records):
