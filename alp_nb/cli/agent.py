@@ -1,11 +1,9 @@
-"""The ``alp-nb`` command line: parse, call the library, print. Exit codes: 0 ok, 1 refused
-or failing checks, 2 bad usage or input."""
+"""``alp-nb agent``: list, show, test and trust roles."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -17,25 +15,8 @@ from alp_nb.agents.trust import Authority
 from alp_nb.viz import agent_reports as views
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = _parser()
-    args = parser.parse_args(argv)
-    if not hasattr(args, "handler"):
-        parser.print_help()
-        return 2
-    try:
-        return args.handler(args)
-    except AgentError as error:
-        print(f"alp-nb: {error.message}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:  # the reader left (`alp-nb agent list | head`): stop quietly
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="alp-nb", description="The ALP agent model, from a terminal.")
-    groups = parser.add_subparsers(title="commands")
+def register(groups) -> None:
+    """Add ``alp-nb agent ...`` to the top-level subparsers."""
     agent = groups.add_parser("agent", help="list, show, test and trust roles").add_subparsers(title="agent commands")
 
     def command(name: str, handler, help_text: str, with_id: bool = True) -> argparse.ArgumentParser:
@@ -57,7 +38,6 @@ def _parser() -> argparse.ArgumentParser:
     test.add_argument("--json", action="store_true")
     command("add", _add, "trust a project agent after reading its authority")
     command("untrust", _untrust, "withdraw trust from a project agent")
-    return parser
 
 
 def _session(args) -> ProjectRegistry:
@@ -230,7 +210,3 @@ def _untrust(args) -> int:
         return 0
     print(f"NONE     `{args.id}` was not trusted in {project}")
     return 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

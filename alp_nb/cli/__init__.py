@@ -1,0 +1,42 @@
+"""The ``alp-nb`` command line: parse, call the library, print.
+
+Exit codes: 0 ok, 1 refused or failing checks, 2 bad usage or input. Each
+command group lives in its own module with a ``register(groups)`` function;
+a group's user-facing errors are printed as one line, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from alp_nb.agents import AgentError
+from alp_nb.cli import agent
+
+COMMAND_GROUPS = (agent,)
+USER_ERRORS: tuple[type[Exception], ...] = (AgentError,)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not hasattr(args, "handler"):
+        parser.print_help()
+        return 2
+    try:
+        return args.handler(args)
+    except USER_ERRORS as error:
+        print(f"alp-nb: {getattr(error, 'message', error)}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # the reader left (`alp-nb agent list | head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="alp-nb", description="The ALP agent model, from a terminal.")
+    groups = parser.add_subparsers(title="commands")
+    for group in COMMAND_GROUPS:
+        group.register(groups)
+    return parser
