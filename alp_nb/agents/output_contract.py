@@ -28,6 +28,16 @@ class OutputValidation:
     value: Any = None
     issues: tuple[str, ...] = ()
 
+    def _repr_html_(self) -> str:
+        from alp_nb.viz.workflows import validation_html
+
+        return validation_html(self)
+
+    def _repr_pretty_(self, printer, cycle) -> None:
+        from alp_nb.viz.workflows import validation_text
+
+        printer.text(validation_text(self))
+
 
 @dataclass(frozen=True)
 class OutputContract:
@@ -91,8 +101,13 @@ def text_output(name: str) -> TextOutputContract:
 
 
 def _issue(error: jsonschema.ValidationError) -> str:
-    path = ".".join(str(part) for part in error.absolute_path) or "output"
-    return f"{path}: {error.message}"
+    """``<dotted.path>: <message>``; a missing property is reported at its own path
+    (``summary.title``), as ALP's contracts do, not at the object that lacks it."""
+    path = [str(part) for part in error.absolute_path]
+    if error.validator == "required":
+        missing = [name for name in error.validator_value if error.message == f"{name!r} is a required property"]
+        path += missing[:1]
+    return f"{'.'.join(path) or 'output'}: {error.message}"
 
 
 def _coerce_contract(value: Any) -> OutputContract:

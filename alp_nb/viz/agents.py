@@ -30,10 +30,10 @@ def _authority(definition: AgentDefinition) -> list[tuple[str, tuple[str, ...]]]
 
 
 def workflow_html(workflow: WorkflowDefinition, current: str | None = None) -> str:
-    return block(_chain_html(workflow, current))
+    return block(chain_html(workflow, current))
 
 
-def _chain_html(workflow: WorkflowDefinition, current: str | None = None) -> str:
+def chain_html(workflow: WorkflowDefinition, current: str | None = None) -> str:
     boxes = []
     for state_id, state in workflow.states.items():
         classes = "state" + (" terminal" if state.terminal else "") + (" current" if state_id == current else "")
@@ -64,7 +64,7 @@ def agent_card_html(definition: AgentDefinition) -> str:
         f"<div>{esc(instructions.role)}. {esc(instructions.purpose)}</div>"
         f'<div class="muted">model claude <code>{esc(definition.model.claude)}</code> · codex '
         f"<code>{esc(definition.model.codex)}</code> · output <code>{esc(definition.output.name)}</code></div>"
-        f"<table>{rows}</table>{_chain_html(definition.workflow)}"
+        f"<table>{rows}</table>{chain_html(definition.workflow)}"
     )
 
 

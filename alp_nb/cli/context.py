@@ -1,0 +1,27 @@
+"""``alp-nb context status``: where one execution stands, read from its files on disk."""
+
+from __future__ import annotations
+
+import os
+
+from alp_nb.agents import TrustStore, project_registry
+from alp_nb.viz.workflows import execution_status_lines
+from alp_nb.workflow import ExecutionStore, WorkflowError
+
+
+def register(groups) -> None:
+    context = groups.add_parser("context", help="inspect an execution").add_subparsers(title="context commands")
+    status = context.add_parser("status", help="an execution's role, workflow state, status and tools now")
+    status.add_argument("execution_id", nargs="?", help="exec_… (default: $ALP_DELEGATION_EXECUTION_ID)")
+    status.add_argument("--root", help="executions folder (default: $ALP_EXECUTION_ROOT or ~/.alp/executions)")
+    status.add_argument("--project", default=".", help="project whose trusted agents may own the execution")
+    status.set_defaults(handler=_status)
+
+
+def _status(args) -> int:
+    execution_id = args.execution_id or os.environ.get("ALP_DELEGATION_EXECUTION_ID")
+    if not execution_id:
+        raise WorkflowError("usage: alp-nb context status EXEC_ID (or set ALP_DELEGATION_EXECUTION_ID)")
+    registry = project_registry(args.project, TrustStore(), candidates=True).registry  # by hash, not trust
+    print("\n".join(execution_status_lines(ExecutionStore(args.root).status(execution_id, registry))))
+    return 0

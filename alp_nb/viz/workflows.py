@@ -1,0 +1,139 @@
+"""Views of a workflow in motion: execution snapshots, sessions, executions on disk, and
+output verdicts, as HTML and as plain text."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .agents import chain_html, workflow_text
+from .html import badge, block, esc, names, table
+
+if TYPE_CHECKING:
+    from alp_nb.agents.output_contract import OutputValidation
+    from alp_nb.agents.workflow_definition import WorkflowDefinition
+    from alp_nb.workflow.execution_state import WorkflowExecutionState
+    from alp_nb.workflow.executions import ExecutionStatus
+    from alp_nb.workflow.session import WorkflowSession
+
+STATUS_TONES = {
+    "prepared": "info", "running": "info", "awaiting-output": "info", "repairing": "warn",
+    "completed": "ok", "failed": "bad", "cancelled": "warn",
+}
+
+
+def status_badge(status: str) -> str:
+    return badge(status, STATUS_TONES.get(status, "info"))
+
+
+def _builtin_workflow(workflow_id: str) -> WorkflowDefinition | None:
+    """A bare snapshot names only its workflow id; the built-in roles' workflows can be drawn."""
+    from alp_nb.agents.builtins import BUILTIN_AGENTS
+
+    return next((agent.workflow for agent in BUILTIN_AGENTS if agent.workflow.id == workflow_id), None)
+
+
+def _snapshot_html(state: WorkflowExecutionState, workflow: WorkflowDefinition | None) -> str:
+    head = (f"<div>{status_badge(state.status)} at <code>{esc(state.current_state)}</code> · "
+            f"repair attempts {esc(state.repair_attempts)}</div>")
+    if workflow is None:
+        return head + f'<div class="muted">workflow <code>{esc(state.workflow_id)}</code></div>'
+    return head + chain_html(workflow, state.current_state)
+
+
+def _snapshot_text(state: WorkflowExecutionState, workflow: WorkflowDefinition | None) -> str:
+    head = f"{state.status} at {state.current_state} · repair attempts {state.repair_attempts}"
+    if workflow is None:
+        return f"{head}\nworkflow {state.workflow_id}"
+    return f"{head}\n{workflow_text(workflow, state.current_state)}"
+
+
+def execution_state_html(state: WorkflowExecutionState) -> str:
+    return block(_snapshot_html(state, _builtin_workflow(state.workflow_id)))
+
+
+def execution_state_text(state: WorkflowExecutionState) -> str:
+    return _snapshot_text(state, _builtin_workflow(state.workflow_id))
+
+
+def _history_rows(session: WorkflowSession) -> list[tuple[str, ...]]:
+    rows = []
+    for number, step in enumerate(session.history):
+        if step.refused:
+            outcome = f"refused: {step.refused}"
+        elif step.validation is not None and not step.validation.ok:
+            outcome = "invalid: " + "; ".join(step.validation.issues)
+        else:
+            outcome = "ok"
+        rows.append((str(number), step.action, step.state.current_state, step.state.status, outcome))
+    return rows
+
+
+HISTORY_HEADERS = ("#", "action", "state", "status", "outcome")
+
+
+def session_html(session: WorkflowSession) -> str:
+    rows = [
+        [esc(cell) for cell in row[:3]] + [status_badge(row[3]), esc(row[4])]
+        for row in _history_rows(session)
+    ]
+    return block(
+        _snapshot_html(session.state, session.definition)
+        + f"<div>tools now: {names(session.allowed_tools, empty='none')}</div>"
+        + f"<details><summary>history ({len(rows)} steps)</summary>{table(HISTORY_HEADERS, rows)}</details>"
+    )
+
+
+def session_text(session: WorkflowSession) -> str:
+    lines = [_snapshot_text(session.state, session.definition),
+             f"tools now: {', '.join(session.allowed_tools) or 'none'}", "history:"]
+    lines += [f"  {number:>2}  {action:<24} {state:<16} {status:<16} {outcome}"
+              for number, action, state, status, outcome in _history_rows(session)]
+    return "\n".join(lines)
+
+
+def execution_status_lines(status: ExecutionStatus) -> list[str]:
+    """The ``alp-nb context status`` layout: a label column of ten characters, then the value."""
+    from alp_nb.agents.hashing import short_hash
+    from alp_nb.workflow.execution_state import MAX_OUTPUT_REPAIR_ATTEMPTS
+
+    workflow = status.workflow
+    return [
+        f"EXECUTION  {status.execution_id}",
+        f"ROLE       {status.role}",
+        f"DEFINITION {short_hash(status.definition_hash)}",
+        f"MODE       {status.mode}",
+        f"WORKFLOW   {workflow.workflow_id}",
+        f"STATE      {workflow.current_state}",
+        f"STATUS     {status.status}",
+        f"REPAIRS    {workflow.repair_attempts} of {MAX_OUTPUT_REPAIR_ATTEMPTS}",
+        f"TOOLS      {', '.join(status.effective_tools) or '(none)'}",
+    ]
+
+
+def execution_status_text(status: ExecutionStatus) -> str:
+    return "\n".join(execution_status_lines(status))
+
+
+def execution_status_html(status: ExecutionStatus) -> str:
+    from alp_nb.agents.hashing import short_hash
+
+    return block(
+        f"<div>execution <code>{esc(status.execution_id)}</code> · role <code>{esc(status.role)}</code> · "
+        f"definition <code>{esc(short_hash(status.definition_hash))}</code> · mode {esc(status.mode)} · "
+        f"{status_badge(status.status)}</div>"
+        + _snapshot_html(status.workflow, status.workflow_definition)
+        + f"<div>tools now: {names(status.effective_tools, empty='none')}</div>"
+    )
+
+
+def validation_html(validation: OutputValidation) -> str:
+    if validation.ok:
+        return block(f"{badge('valid', 'ok')} <code>{esc(repr(validation.value))}</code>")
+    items = "".join(f"<li><code>{esc(issue)}</code></li>" for issue in validation.issues)
+    return block(f"{badge('invalid', 'bad')}<ul>{items}</ul>")
+
+
+def validation_text(validation: OutputValidation) -> str:
+    if validation.ok:
+        return f"valid: {validation.value!r}"
+    return "invalid:\n" + "\n".join(f"  - {issue}" for issue in validation.issues)

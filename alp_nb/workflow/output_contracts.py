@@ -1,0 +1,47 @@
+"""Structured output contracts: ALP's ``defineOutputContract`` for pydantic models and JSON Schema.
+
+A JSON Schema dict is checked by jsonschema (``OutputContract``); a pydantic
+model class is checked by pydantic itself, and publishes its JSON Schema.
+Either way issues read ``<dotted.path>: <message>``, or ``output: ...`` for
+the value as a whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ValidationError
+
+from alp_nb.agents.frozen import validation_issues
+from alp_nb.agents.output_contract import OutputContract, OutputValidation
+
+
+@dataclass(frozen=True)
+class PydanticOutputContract(OutputContract):
+    """A contract whose validator is a pydantic model; ``value`` of a valid output is the parsed model."""
+
+    kind: ClassVar[str] = "pydantic"
+    model: type[BaseModel] | None = field(default=None, repr=False)
+
+    def _compile(self) -> None:
+        return None  # pydantic validates; the JSON Schema is published for readers and hashing
+
+    def validate(self, value: Any) -> OutputValidation:
+        try:
+            parsed = self.model.model_validate(value)
+        except ValidationError as error:
+            return OutputValidation(ok=False, issues=tuple(validation_issues(error, "output")))
+        return OutputValidation(ok=True, value=parsed)
+
+
+def define_output_contract(name: str, schema: type[BaseModel] | Mapping[str, Any]) -> OutputContract:
+    """A frozen contract named ``name``; ``schema`` is a pydantic model class or a JSON Schema dict
+    (an invalid JSON Schema is refused here, not at the first output)."""
+    if isinstance(schema, type) and issubclass(schema, BaseModel):
+        return PydanticOutputContract(name, schema.model_json_schema(), model=schema)
+    if isinstance(schema, Mapping):
+        return OutputContract(name, schema)
+    raise TypeError(f"output contract `{name}`: schema must be a pydantic model class or a JSON Schema dict, "
+                    f"not {type(schema).__name__}")
