@@ -16,18 +16,27 @@ from alp_nb.workflow import (
     WorkflowDefinition, WorkflowError, WorkflowExecutionState, WorkflowRunner, WorkflowSession, advance_to_output,
     define_linear_workflow, define_output_contract, effective_tools, text_output,
 )
+from alp_nb.loops import (
+    FAILURE_INJECTIONS, LINT_RULES, OUTCOMES, RECEIPT_FIELDS, BudgetState, Evidence, Finding, Findings, LintRule,
+    LoopContract, LoopContractError, LoopState, Scenario, ScriptedAttempt, Simulation, decide, failure_signature,
+    lint_contract, make_receipt, simulate,
+)
+from alp_nb.viz.review_packet import review_packet, review_packet_markdown
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "AUTO_COMPACT_DEFAULT_PERCENT", "BUILTIN_AGENTS", "DEFAULT_CATALOG", "DEFAULT_MODE", "MAX_OUTPUT_REPAIR_ATTEMPTS",
-    "MCP_SERVER_CATALOG", "MODEL_CONTEXT_WINDOWS", "MODEL_RUNTIMES", "MODE_IDS", "MODE_PROFILES",
-    "POLICY_ERROR_CODES", "RUNTIME_IDS", "SKILL_CATALOG", "SUBAGENT_CATALOG", "TOOL_CATALOG", "AgentDefinition",
-    "AgentError", "AgentRegistry", "AgentRegistryError", "Authorization", "CapabilityCatalog", "ExecutionStatus",
-    "ExecutionStore", "FinalizeResult", "McpServerCatalogEntry", "OutputContract", "OutputValidation", "PolicyEngine",
-    "SubagentCatalogEntry", "TrustStore", "WorkflowDefinition", "WorkflowError", "WorkflowExecutionState",
-    "WorkflowRunner", "WorkflowSession", "advance_to_output", "builtin_registry", "create_agent_registry",
-    "default_auto_compact_tokens", "define_agent", "define_linear_workflow", "define_output_contract",
-    "definition_hash", "diff_authority", "effective_tools", "load_project_agents", "memory_grant_covers",
-    "model_for_mode", "project_registry", "runtime_for_model", "text_output",
+    "AUTO_COMPACT_DEFAULT_PERCENT", "BUILTIN_AGENTS", "DEFAULT_CATALOG", "DEFAULT_MODE", "FAILURE_INJECTIONS",
+    "LINT_RULES", "MAX_OUTPUT_REPAIR_ATTEMPTS", "MCP_SERVER_CATALOG", "MODEL_CONTEXT_WINDOWS", "MODEL_RUNTIMES",
+    "MODE_IDS", "MODE_PROFILES", "OUTCOMES", "POLICY_ERROR_CODES", "RECEIPT_FIELDS", "RUNTIME_IDS", "SKILL_CATALOG",
+    "SUBAGENT_CATALOG", "TOOL_CATALOG", "AgentDefinition", "AgentError", "AgentRegistry", "AgentRegistryError",
+    "Authorization", "BudgetState", "CapabilityCatalog", "Evidence", "ExecutionStatus", "ExecutionStore",
+    "FinalizeResult", "Finding", "Findings", "LintRule", "LoopContract", "LoopContractError", "LoopState",
+    "McpServerCatalogEntry", "OutputContract", "OutputValidation", "PolicyEngine", "Scenario", "ScriptedAttempt",
+    "Simulation", "SubagentCatalogEntry", "TrustStore", "WorkflowDefinition", "WorkflowError",
+    "WorkflowExecutionState", "WorkflowRunner", "WorkflowSession", "advance_to_output", "builtin_registry",
+    "create_agent_registry", "decide", "default_auto_compact_tokens", "define_agent", "define_linear_workflow",
+    "define_output_contract", "definition_hash", "diff_authority", "effective_tools", "failure_signature",
+    "lint_contract", "load_project_agents", "make_receipt", "memory_grant_covers", "model_for_mode",
+    "project_registry", "review_packet", "review_packet_markdown", "runtime_for_model", "simulate", "text_output",
 ]

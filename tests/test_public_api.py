@@ -1,5 +1,7 @@
 """The names DESIGN.md promises are importable from ``alp_nb``."""
 
+import pytest
+
 import alp_nb
 
 AGENT_NAMES = (
@@ -9,11 +11,21 @@ AGENT_NAMES = (
     "Authorization", "load_project_agents", "TrustStore", "diff_authority",
 )
 
+WORKFLOW_NAMES = (
+    "define_linear_workflow", "WorkflowDefinition", "WorkflowRunner", "advance_to_output", "WorkflowExecutionState",
+    "WorkflowError", "MAX_OUTPUT_REPAIR_ATTEMPTS", "text_output", "define_output_contract", "effective_tools",
+    "WorkflowSession", "ExecutionStore",
+)
+LOOP_NAMES = (
+    "LoopContract", "lint_contract", "Finding", "decide", "simulate", "FAILURE_INJECTIONS", "review_packet",
+)
 
-def test_every_agents_layer_name_of_the_design_is_exported():
-    missing = [name for name in AGENT_NAMES if not hasattr(alp_nb, name)]
+
+@pytest.mark.parametrize("names", [AGENT_NAMES, WORKFLOW_NAMES, LOOP_NAMES], ids=["agents", "workflow", "loops"])
+def test_every_name_of_the_design_is_exported(names):
+    missing = [name for name in names if not hasattr(alp_nb, name)]
     assert missing == []
-    assert set(AGENT_NAMES) <= set(alp_nb.__all__)
+    assert set(names) <= set(alp_nb.__all__)
 
 
 def test_all_lists_only_names_that_exist():

@@ -12,10 +12,12 @@ import os
 import sys
 
 from alp_nb.agents import AgentError
-from alp_nb.cli import agent
+from alp_nb.loops.errors import LoopContractError
+from alp_nb.workflow import WorkflowError
+from alp_nb.cli import agent, context, contract
 
-COMMAND_GROUPS = (agent,)
-USER_ERRORS: tuple[type[Exception], ...] = (AgentError,)
+COMMAND_GROUPS = (agent, context, contract)
+USER_ERRORS: tuple[type[Exception], ...] = (AgentError, WorkflowError, LoopContractError)
 
 
 def main(argv: list[str] | None = None) -> int:

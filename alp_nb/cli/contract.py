@@ -1,0 +1,102 @@
+"""``alp-nb contract``: lint, simulate, hand out and draft loop contracts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from alp_nb.atomic_file import write_atomic
+from alp_nb.loops.contract import LoopContract, read_contract_document
+from alp_nb.loops.errors import LoopContractError
+from alp_nb.loops.lint import lint_contract
+from alp_nb.loops.simulator import FAILURE_INJECTIONS, simulate
+from alp_nb.viz.review_packet import review_packet, review_packet_markdown
+from alp_nb.viz.simulation import simulation_text
+
+
+def register(groups) -> None:
+    """Add ``alp-nb contract ...`` to the top-level subparsers."""
+    contract = groups.add_parser("contract", help="lint, simulate, review and draft loop contracts").add_subparsers(
+        title="contract commands")
+
+    lint = contract.add_parser("lint", help="check contracts against the schema and the lint rules; exit 1 on errors")
+    lint.add_argument("files", nargs="+", metavar="FILE", help="contract files (.json, .yaml, .yml)")
+    lint.add_argument("--format", choices=("text", "json"), default="text")
+    lint.add_argument("--ignore", action="append", default=[], metavar="RULE",
+                      help="switch a rule off (repeatable, or comma-separated: LC105,LC110)")
+    lint.set_defaults(handler=_lint)
+
+    names = ", ".join(FAILURE_INJECTIONS)
+    run = contract.add_parser("simulate", help="walk a contract through a failure injection and print the trace")
+    run.add_argument("file", metavar="FILE")
+    run.add_argument("--scenario", required=True, metavar="NAME", help=f"one of: {names}, or all")
+    run.add_argument("--format", choices=("text", "json"), default="text")
+    run.set_defaults(handler=_simulate)
+
+    packet = contract.add_parser("packet", help="write the review packet (HTML, or Markdown for a .md file)")
+    packet.add_argument("file", metavar="FILE")
+    packet.add_argument("-o", "--output", required=True, metavar="PACKET", help="packet.html or packet.md")
+    packet.set_defaults(handler=_packet)
+
+    new = contract.add_parser("new", help="a blank contract template to fill in (fails lint until answered)")
+    new.add_argument("name", metavar="NAME")
+    new.add_argument("-o", "--output", metavar="FILE", help="write it here (.json or .yaml) instead of printing")
+    new.set_defaults(handler=_new)
+
+
+def _lint(args) -> int:
+    ignore = [rule for value in args.ignore for rule in value.split(",") if rule.strip()]
+    results = []
+    for file in args.files:
+        try:
+            findings = [finding.model_dump() for finding in lint_contract(read_contract_document(file), ignore)]
+        except LoopContractError as error:
+            if error.code == "UNKNOWN_LINT_RULE":
+                raise
+            findings = [{"rule": error.code, "severity": "error", "path": "$", "message": error.message,
+                         "hint": "fix the file so it can be read"}]
+        results.append({"file": file, "findings": findings})
+    errors = sum(finding["severity"] == "error" for result in results for finding in result["findings"])
+    if args.format == "json":
+        print(json.dumps({"files": results, "errors": errors}, indent=2, ensure_ascii=False))
+    else:
+        for result in results:
+            for finding in result["findings"]:
+                print(f"{result['file']}:{finding['path']}: {finding['severity']} {finding['rule']} "
+                      f"{finding['message']}\n    fix: {finding['hint']}")
+        total = sum(len(result["findings"]) for result in results)
+        print(f"{len(results)} file(s), {total} finding(s), {errors} error(s)")
+    return 1 if errors else 0
+
+
+def _simulate(args) -> int:
+    contract = LoopContract.load(args.file)
+    names = list(FAILURE_INJECTIONS) if args.scenario == "all" else [args.scenario]
+    runs = [simulate(contract, name) for name in names]
+    if args.format == "json":
+        print(json.dumps([run.model_dump(mode="json") for run in runs], indent=2, ensure_ascii=False))
+    else:
+        print("\n\n".join(simulation_text(run) for run in runs))
+    return 0
+
+
+def _packet(args) -> int:
+    contract = LoopContract.load(args.file)
+    output = Path(args.output)
+    markdown = output.suffix.lower() in (".md", ".markdown")
+    write_atomic(output, (review_packet_markdown if markdown else review_packet)(contract), mode=0o644)
+    print(f"wrote {output}")
+    return 0
+
+
+def _new(args) -> int:
+    template = LoopContract.template(args.name)
+    if args.output is None:
+        print(template.dumps("json"), end="")
+        return 0
+    output = Path(args.output)
+    if output.exists():
+        raise LoopContractError("CONTRACT_EXISTS", f"{output} already exists; choose another file")
+    template.dump(output)
+    print(f"wrote {output}: answer every TODO: question, then `alp-nb contract lint {output}`")
+    return 0

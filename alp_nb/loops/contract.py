@@ -1,0 +1,328 @@
+"""The Loop Engineering Contract as a frozen model: the public schema's twelve keys, nothing more.
+
+Field names are the schema's own keys (``cadence_or_event``, ``max_retries``...),
+so a contract dumps back to the JSON it was read from. Validation is as strict
+as the published Draft 2020-12 schema and no stricter: strings are never
+coerced, objects are closed, ``3.0`` is an integer but ``true`` and ``"3"`` are
+not. Every problem names its JSON path (``agents[0].role``).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BeforeValidator, ConfigDict, Field, StringConstraints, ValidationError
+from ruamel.yaml import YAML
+from ruamel.yaml.representer import SafeRepresenter
+
+from alp_nb.agents.agent_file import _load_yaml
+from alp_nb.agents.frozen import FrozenModel
+from alp_nb.atomic_file import write_atomic
+
+from .errors import LoopContractError
+
+SCHEMA_ID = "urn:awesome-loop-engineering:loop-contract"
+TRIGGER_TYPES = ("scheduled", "event", "goal", "manual-bootstrap")
+PHASES = (
+    ("Set up", ("objective", "trigger", "intake", "workspace")),
+    ("Run", ("context", "agents", "verification", "state")),
+    ("Govern & close", ("budget", "escalation", "exit")),
+)
+"""The three phases of the contract's eleven operating parts; ``name`` only identifies the contract."""
+
+TEMPLATE_MARK = "TODO:"
+"""How every unanswered string of ``LoopContract.template`` starts; lint rule LC004 refuses it."""
+
+Text = Annotated[str, StringConstraints(strict=True, min_length=1)]
+Texts = tuple[Text, ...]
+NonEmptyTexts = Annotated[Texts, Field(min_length=1)]
+
+
+def _integral_float(value: Any) -> Any:
+    """JSON Schema counts ``3.0`` as an integer; pydantic's strict int would not."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+def _integer_at_least(minimum: int):
+    return Annotated[int, Field(strict=True, ge=minimum), BeforeValidator(_integral_float)]
+
+
+class ContractPart(FrozenModel):
+    """A closed, frozen object of the contract whose keys are exactly the schema's (no camelCase)."""
+
+    model_config = ConfigDict(alias_generator=None)
+
+
+class Trigger(ContractPart):
+    type: Literal[TRIGGER_TYPES]  # type: ignore[valid-type]
+    cadence_or_event: Text
+
+
+class Intake(ContractPart):
+    sources: NonEmptyTexts
+    selection_rule: Text
+
+
+class Workspace(ContractPart):
+    isolation: Text
+    allowed_actions: Texts
+    disallowed_actions: Texts
+
+
+class Context(ContractPart):
+    required_files: Texts
+    runtime_sources: Texts
+
+
+class AgentRole(ContractPart):
+    role: Text
+    responsibility: Text
+
+
+class Verification(ContractPart):
+    gates: NonEmptyTexts
+    receipts: NonEmptyTexts
+
+
+class State(ContractPart):
+    artifacts: NonEmptyTexts
+    update_rule: Text
+
+
+class Budget(ContractPart):
+    max_retries: _integer_at_least(0)
+    max_runtime_minutes: _integer_at_least(1)
+
+
+class Escalation(ContractPart):
+    conditions: NonEmptyTexts
+    destination: Text
+
+
+class Exit(ContractPart):
+    success: Text
+    stop_without_success: Text
+
+
+class LoopContract(ContractPart):
+    """One recurring agent job's operating spec: what starts a run, what it may do, prove,
+    remember and spend, and who owns it when it cannot finish."""
+
+    name: Text
+    objective: Text
+    trigger: Trigger
+    intake: Intake
+    workspace: Workspace
+    context: Context
+    agents: Annotated[tuple[AgentRole, ...], Field(min_length=1)]
+    verification: Verification
+    state: State
+    budget: Budget
+    escalation: Escalation
+    exit: Exit
+
+    @classmethod
+    def from_document(cls, document: Any, source: str = "contract") -> LoopContract:
+        """The contract in a parsed JSON/YAML document; ``LoopContractError(CONTRACT_INVALID)`` lists
+        every path the schema would reject."""
+        try:
+            return cls.model_validate(document)
+        except ValidationError as error:
+            raise LoopContractError(
+                "CONTRACT_INVALID", f"{source}: not a valid loop contract", pydantic_issues(error)
+            ) from None
+
+    @classmethod
+    def load(cls, path: str | Path) -> LoopContract:
+        """Read a contract from a ``.json``, ``.yaml`` or ``.yml`` file."""
+        return cls.from_document(read_contract_document(path), source=str(path))
+
+    def replace(self, **parts: Any) -> LoopContract:
+        """A copy with whole parts replaced (as models or plain JSON), validated as a loaded document
+        would be; pydantic's ``model_copy(update=...)`` would store anything unchecked."""
+        try:
+            return type(self).model_validate({**dict(self), **parts})
+        except ValidationError as error:
+            raise LoopContractError("CONTRACT_INVALID", f"{self.name}: not a valid loop contract",
+                                    pydantic_issues(error)) from None
+
+    def to_document(self) -> dict[str, Any]:
+        """The plain JSON form, keys in the schema's order."""
+        return self.model_dump(mode="json")
+
+    def dumps(self, fmt: Literal["json", "yaml"] = "json") -> str:
+        document = self.to_document()
+        if fmt == "json":
+            return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+        if fmt == "yaml":
+            return _yaml_text(document)
+        raise LoopContractError("CONTRACT_FORMAT", f"unknown contract format `{fmt}` (json or yaml)")
+
+    def dump(self, path: str | Path) -> None:
+        """Write the contract atomically, as JSON or YAML after the file's suffix."""
+        write_atomic(path, self.dumps(_format_of(path)), mode=0o644)
+
+    @classmethod
+    def template(cls, name: str) -> LoopContract:
+        """A schema-valid draft whose every text is a ``TODO:`` question, so it can be edited
+        part by part (``replace(objective=...)``) yet fails lint (LC004) until each is answered.
+
+        The numbers and the trigger type are conservative defaults to revisit, not blanks:
+        a manual bootstrap, two retries, thirty minutes.
+        """
+        todo = TEMPLATE_MARK + " "
+        return cls(
+            name=name,
+            objective=todo + "which one measurable outcome is worth repeating toward?",
+            trigger=Trigger(type="manual-bootstrap", cadence_or_event=todo + "which schedule, event or goal starts a run?"),
+            intake=Intake(
+                sources=(todo + "where do items come from?",),
+                selection_rule=todo + "which items qualify, and how are duplicates and stale items skipped?",
+            ),
+            workspace=Workspace(
+                isolation=todo + "where does the agent act (worktree, sandbox, read-only)?",
+                allowed_actions=(todo + "an action the agent may take",),
+                disallowed_actions=(todo + "an action the agent must never take",),
+            ),
+            context=Context(
+                required_files=(todo + "instructions loaded fresh every run",),
+                runtime_sources=(todo + "current evidence read at run time",),
+            ),
+            agents=(
+                AgentRole(role=todo + "who acts?", responsibility=todo + "what the actor does"),
+                AgentRole(role=todo + "who checks?", responsibility=todo + "what the checker verifies"),
+            ),
+            verification=Verification(
+                gates=(todo + "which external evidence must pass before progress counts?",),
+                receipts=(todo + "what each run leaves behind as proof",),
+            ),
+            state=State(
+                artifacts=(todo + "which checkpoint or ledger survives between runs?",),
+                update_rule=todo + "when is state written (after each attempt, before each side effect)?",
+            ),
+            budget=Budget(max_retries=2, max_runtime_minutes=30),
+            escalation=Escalation(
+                conditions=(todo + "which conditions hand the item to a human?",),
+                destination=todo + "which named owner or channel receives it?",
+            ),
+            exit=Exit(
+                success=todo + "what observation proves success?",
+                stop_without_success=todo + "what stops the loop without success (budget, repeats, blocked)?",
+            ),
+        )
+
+    def phases(self) -> dict[str, dict[str, Any]]:
+        """The eleven operating parts grouped by phase, for rendering: ``{"Set up": {"objective": ...}, ...}``."""
+        return {title: {part: getattr(self, part) for part in parts} for title, parts in PHASES}
+
+    @classmethod
+    def json_schema(cls) -> dict[str, Any]:
+        """This model as a Draft 2020-12 JSON Schema; it accepts exactly what the published schema accepts."""
+        return {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": SCHEMA_ID,
+            **cls.model_json_schema(),
+            "title": "Loop Engineering Contract",
+            "description": "A portable contract for recurring AI-agent loops.",
+        }
+
+    def _repr_html_(self) -> str:
+        from alp_nb.viz.contracts import contract_html
+
+        return contract_html(self)
+
+    def _repr_pretty_(self, printer, cycle) -> None:
+        from alp_nb.viz.contracts import contract_text
+
+        printer.text(contract_text(self))
+
+
+PARTS = tuple(LoopContract.model_fields)
+"""The twelve keys of a contract, in the schema's order."""
+
+
+def read_contract_document(path: str | Path) -> Any:
+    """The parsed JSON or YAML of a contract file, not yet validated (lint reads it as written)."""
+    path = Path(path)
+    fmt = _format_of(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise LoopContractError("CONTRACT_UNREADABLE", f"{path}: cannot read contract ({error})") from None
+    if fmt == "json":
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as error:
+            raise LoopContractError(
+                "CONTRACT_UNREADABLE", f"{path}: not JSON: {error.msg} (line {error.lineno}, column {error.colno})"
+            ) from None
+    document, problem = _load_yaml(text)
+    if problem:
+        raise LoopContractError("CONTRACT_UNREADABLE", f"{path}: {problem}")
+    return document
+
+
+def json_path(location: tuple[str | int, ...]) -> str:
+    """``("agents", 0, "role")`` → ``agents[0].role``; the document itself is ``$``."""
+    text = ""
+    for part in location:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", part):
+            text += f".{part}" if text else part
+        else:
+            key = f"[{json.dumps(part, ensure_ascii=False)}]"
+            text += key if text else "$" + key
+    return text or "$"
+
+
+def pydantic_issues(error: ValidationError) -> tuple[str, ...]:
+    """One ``<json path>: <message>`` line per problem.
+
+    pydantic also calls an array "too short" when only its items were invalid; that echo is dropped.
+    """
+    errors = error.errors()
+
+    def echo(issue) -> bool:
+        loc = issue["loc"]
+        return issue["type"] == "too_short" and any(
+            len(other["loc"]) > len(loc) and other["loc"][: len(loc)] == loc for other in errors
+        )
+
+    return tuple(f"{json_path(issue['loc'])}: {issue['msg']}" for issue in errors if not echo(issue))
+
+
+def _format_of(path: str | Path) -> Literal["json", "yaml"]:
+    suffix = Path(path).suffix.lower()
+    if suffix == ".json":
+        return "json"
+    if suffix in (".yaml", ".yml"):
+        return "yaml"
+    raise LoopContractError("CONTRACT_FORMAT", f"{path}: a contract file ends in .json, .yaml or .yml")
+
+
+class _ContractRepresenter(SafeRepresenter):
+    """Double-quotes text holding NEL or a Unicode line/paragraph separator, which a plain or
+    single-quoted YAML scalar would turn into a line break on the way back in."""
+
+    def represent_str(self, data: str):
+        style = '"' if any(char in data for char in "\x85\u2028\u2029") else None
+        return self.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+
+
+_ContractRepresenter.add_representer(str, _ContractRepresenter.represent_str)
+
+
+def _yaml_text(document: Mapping[str, Any]) -> str:
+    yaml = YAML(typ="safe", pure=True)
+    yaml.Representer = _ContractRepresenter
+    yaml.default_flow_style = False
+    yaml.sort_base_mapping_type_on_output = False
+    stream = io.StringIO()
+    yaml.dump(document, stream)
+    return stream.getvalue()

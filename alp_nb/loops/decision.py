@@ -1,0 +1,222 @@
+"""The decision policy: after each persisted observation, pick exactly one of five outcomes.
+
+The order is the seed's and it is a precedence: proven goal, then no qualifying
+work, then escalation (authority or ambiguity), then stop (budget spent,
+repeated failure, broken verifier, nothing actionable left), and only then a
+retry. A retry is the last resort, so a loop can never retry its way around a
+blocker, a spent budget or a failure it has already seen.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, ConfigDict, Field, StringConstraints, model_validator
+
+from alp_nb.agents.frozen import FrozenModel
+
+from .errors import LoopContractError
+
+Outcome = Literal["exit-success", "exit-noop", "escalate", "stop-with-receipt", "retry-with-new-evidence"]
+
+OUTCOMES: tuple[Outcome, ...] = (
+    "exit-success", "exit-noop", "escalate", "stop-with-receipt", "retry-with-new-evidence",
+)
+"""Every outcome, in the order ``decide`` tests them: an earlier one wins over every later one."""
+
+TERMINAL_OUTCOMES: frozenset[Outcome] = frozenset(OUTCOMES[:4])
+"""The outcomes that end a run; only a retry continues it."""
+
+OUTCOME_CONDITIONS: dict[Outcome, str] = {
+    "exit-success": "external evidence proves the acceptance criteria",
+    "exit-noop": "intake found no qualifying item after filter and dedupe",
+    "escalate": "the item needs authority, a credential or a judgment the loop lacks",
+    "stop-with-receipt": "budget spent, the failure repeats, the verifier is broken or nothing actionable is left",
+    "retry-with-new-evidence": "the failure is new, a hypothesis is actionable and budget remains",
+}
+"""The seed's condition column, one line per outcome, for decision tables."""
+
+
+def _not_blank(text: str) -> str:
+    if not text.strip():
+        raise ValueError("must not be blank")
+    return text
+
+
+Text = Annotated[str, StringConstraints(strict=True), AfterValidator(_not_blank)]
+"""Required text: present, a string, and more than whitespace (kept as written)."""
+
+
+class Record(FrozenModel):
+    """Frozen and closed like every model here, keyed in snake_case like the contract's own JSON."""
+
+    model_config = ConfigDict(alias_generator=None)
+
+
+_TIMESTAMP = re.compile(
+    r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b"
+    r"|\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"
+)
+_PATH = re.compile(
+    r"(?:[A-Za-z]:\\|~/|\.{1,2}/|(?<![\w/.])/)[\w.\-~/\\]+"  # absolute, home, ./ or C:\ paths
+    r"|\b[\w.\-]+(?:/[\w.\-]+)*/[\w\-]+\.\w+"  # relative paths to a file with an extension
+    r"|\b[\w.\-]+(?:/[\w.\-]+){2,}"  # other relative paths of three parts or more ("pass/fail" is prose)
+)
+_UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.IGNORECASE)
+_HEX = re.compile(r"\b0x[0-9a-f]+\b|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b", re.IGNORECASE)
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def failure_signature(text: str) -> str:
+    """The failure with its incidental parts replaced, so a rewording of only those parts repeats.
+
+    Timestamps, paths, UUIDs and hex ids (commit SHAs, addresses), then any remaining
+    number become placeholders; case and whitespace are folded. Two runs that fail
+    the same way at another line, time or temp folder share a signature; a different
+    error message does not.
+    """
+    normal = _TIMESTAMP.sub("<time>", text)
+    normal = _PATH.sub("<path>", normal)
+    normal = _UUID.sub("<id>", normal)
+    normal = _HEX.sub("<id>", normal)
+    normal = _NUMBER.sub("<n>", normal)
+    return " ".join(normal.lower().split())
+
+
+class Evidence(Record):
+    """What one attempt (or the intake) observed, as the verifier or the environment reported it.
+
+    ``summary`` is the observation itself (gate output, log excerpt, intake result);
+    the flags are what the policy reads. A failing attempt is actionable only when it
+    names a ``hypothesis`` and the ``next_action`` that would test it.
+    """
+
+    summary: Text
+    proves_goal: bool = False
+    artifact: Text | None = None
+    requires_authority: bool = False
+    is_ambiguous: bool = False
+    blocker: Text | None = None
+    verifier_broken: bool = False
+    hypothesis: Text | None = None
+    next_action: Text | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Evidence:
+        if self.proves_goal and self.artifact is None:
+            raise ValueError("evidence that proves the goal names its artifact (diff, report, link)")
+        if self.proves_goal and self.verifier_broken:
+            raise ValueError("a broken verifier proves nothing: proves_goal and verifier_broken exclude each other")
+        if (self.requires_authority or self.is_ambiguous) and self.blocker is None:
+            raise ValueError("evidence that needs authority or judgment names its blocker")
+        return self
+
+    @property
+    def actionable(self) -> bool:
+        return self.hypothesis is not None and self.next_action is not None
+
+    @property
+    def signature(self) -> str | None:
+        """The normalised failure this evidence shows; None when it proves the goal."""
+        return None if self.proves_goal else failure_signature(self.summary)
+
+
+class Observation(Record):
+    """One persisted record: the attempt number and what it observed."""
+
+    attempt: Annotated[int, Field(ge=0)]
+    evidence: Evidence
+
+
+class LoopState(Record):
+    """The system's record of one run (not the model's context): what survives a crash.
+
+    ``observations`` is written before every decision; ``committed_effects`` holds the
+    idempotency keys of external effects that were checkpointed.
+    """
+
+    item: str | None = None
+    no_qualifying_work: bool = False
+    observations: tuple[Observation, ...] = ()
+    committed_effects: tuple[str, ...] = ()
+
+    def observe(self, evidence: Evidence, attempt: int) -> LoopState:
+        """This state with one more persisted observation; ``decide`` reads only persisted evidence."""
+        return self.model_copy(update={"observations": (*self.observations, Observation(attempt=attempt,
+                                                                                         evidence=evidence))})
+
+    def commit(self, effect_key: str) -> LoopState:
+        return self.model_copy(update={"committed_effects": (*self.committed_effects, effect_key)})
+
+    def repeats(self, evidence: Evidence) -> bool:
+        """Whether ``evidence`` fails the way an earlier observation already failed."""
+        earlier = {observation.evidence.signature for observation in self.observations[:-1]}
+        return evidence.signature is not None and evidence.signature in earlier
+
+
+class BudgetState(Record):
+    """The contract's budget and what a run has spent of it; a run may make ``max_retries + 1`` attempts."""
+
+    max_retries: Annotated[int, Field(ge=0)]
+    max_runtime_minutes: Annotated[int, Field(ge=1)]
+    attempts_used: Annotated[int, Field(ge=0)] = 0
+    minutes_used: Annotated[int, Field(ge=0)] = 0
+
+    @classmethod
+    def of(cls, budget) -> BudgetState:
+        """The untouched budget of a contract's ``budget`` part."""
+        return cls(max_retries=budget.max_retries, max_runtime_minutes=budget.max_runtime_minutes)
+
+    @property
+    def retries_left(self) -> int:
+        return max(0, self.max_retries + 1 - self.attempts_used)
+
+    @property
+    def minutes_left(self) -> int:
+        return max(0, self.max_runtime_minutes - self.minutes_used)
+
+    @property
+    def exhausted(self) -> bool:
+        return self.retries_left == 0 or self.minutes_left == 0
+
+    def spend(self, minutes: int) -> BudgetState:
+        """The budget after one more attempt that ran ``minutes``."""
+        return self.model_copy(update={"attempts_used": self.attempts_used + 1,
+                                       "minutes_used": self.minutes_used + minutes})
+
+
+def stop_reasons(evidence: Evidence, state: LoopState, budget: BudgetState) -> tuple[str, ...]:
+    """Every reason the run may not retry after this evidence; empty when a retry is allowed."""
+    reasons = []
+    if budget.retries_left == 0:
+        reasons.append(f"retry budget spent: {budget.attempts_used} of {budget.max_retries + 1} attempts used")
+    if budget.minutes_left == 0:
+        reasons.append(f"runtime budget spent: {budget.minutes_used} of {budget.max_runtime_minutes} minutes used")
+    if state.repeats(evidence):
+        reasons.append(f"the failure repeats an earlier attempt (signature: {evidence.signature})")
+    if evidence.verifier_broken:
+        reasons.append("the verifier is broken: its verdict is unknown, never a pass")
+    if not evidence.actionable:
+        reasons.append("no actionable hypothesis and next action for another attempt")
+    return tuple(reasons)
+
+
+def decide(evidence: Evidence, state: LoopState, budget: BudgetState) -> Outcome:
+    """The next transition for persisted ``evidence``, in the seed's order of precedence.
+
+    Persist before decide: the evidence must already be ``state``'s latest
+    observation, so a crash after this call can never lose what the decision saw.
+    """
+    if not state.observations or state.observations[-1].evidence != evidence:
+        raise LoopContractError("DECIDE_BEFORE_PERSIST",
+                                "decide() needs the evidence persisted first: call state.observe(evidence, attempt)")
+    if evidence.proves_goal:
+        return "exit-success"
+    if state.no_qualifying_work:
+        return "exit-noop"
+    if evidence.requires_authority or evidence.is_ambiguous:
+        return "escalate"
+    if stop_reasons(evidence, state, budget):
+        return "stop-with-receipt"
+    return "retry-with-new-evidence"

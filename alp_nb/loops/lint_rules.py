@@ -1,0 +1,444 @@
+"""What the contract linter checks: one function per rule, its id, severity, rationale and fix hint.
+
+Ids and severities are those of the reference (``reference/loop-contracts.md`` §9):
+LC001–LC018 are structural (no text matching), LC100–LC113 keyword heuristics
+(noisy, so ``info`` or ``warning``). LC004 is ours: an unanswered ``TODO:`` question
+left by ``LoopContract.template``, an error so that a draft cannot pass unnoticed.
+
+A check yields ``(json path, message)`` for each place the rule fires. Document
+rules (LC001, LC002) read the JSON as written, before it becomes a model;
+the others read a ``LoopContract``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any, Literal
+
+import jsonschema
+
+from .contract import TEMPLATE_MARK, LoopContract, json_path
+
+Severity = Literal["error", "warning", "info"]
+Hit = tuple[str, str]
+
+RETRIES_ADVISORY = 5
+RUNTIME_MINUTES_ADVISORY = 480
+"""LC018's thresholds: caps above these approach the Infinite Retry anti-pattern."""
+
+
+@dataclass(frozen=True)
+class LintRule:
+    """One check: ``summary`` says what it flags, ``rationale`` why it matters, ``hint`` how to fix it."""
+
+    id: str
+    severity: Severity
+    summary: str
+    rationale: str
+    hint: str
+    check: Callable[[Any], Iterable[Hit]] = field(repr=False, compare=False)
+    reads: Literal["contract", "document"] = "contract"
+    pair: str = ""
+    """The field pair a review walks together (trigger ↔ intake ...), when the rule checks one."""
+
+
+_RULES: list[LintRule] = []
+
+
+def _rule(rule_id: str, severity: Severity, summary: str, rationale: str, hint: str, **extra: str):
+    def register(check: Callable[[Any], Iterable[Hit]]) -> Callable[[Any], Iterable[Hit]]:
+        _RULES.append(LintRule(rule_id, severity, summary, rationale, hint, check, **extra))
+        return check
+    return register
+
+
+def _norm(text: str) -> str:
+    """Case, spacing and surrounding punctuation ignored: ``" Delete tests."`` equals ``"delete tests"``."""
+    return " ".join(text.casefold().split()).strip(" .;:!,")
+
+
+def _words(*stems: str) -> re.Pattern[str]:
+    """Words starting with any stem (``verif`` matches verifier, verification)."""
+    return re.compile(r"\b(?:" + "|".join(stems) + ")", re.IGNORECASE)
+
+
+def _strings(value: Any, path: tuple[str | int, ...] = ()) -> Iterator[tuple[str, str]]:
+    """Every string of a contract document with its JSON path."""
+    if isinstance(value, str):
+        yield json_path(path), value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings(item, (*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _strings(item, (*path, index))
+
+
+def _read_only(contract: LoopContract) -> bool:
+    return bool(re.search(r"\bread[- ]?only\b", contract.workspace.isolation, re.IGNORECASE))
+
+
+STRING_ARRAYS = (
+    ("intake", "sources"), ("workspace", "allowed_actions"), ("workspace", "disallowed_actions"),
+    ("context", "required_files"), ("context", "runtime_sources"), ("verification", "gates"),
+    ("verification", "receipts"), ("state", "artifacts"), ("escalation", "conditions"),
+)
+
+
+# --- 9.1 structural rules -------------------------------------------------------------------------
+
+
+@cache
+def _schema_validator() -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(LoopContract.json_schema())
+
+
+@_rule("LC001", "error", "The document fails Draft 2020-12 validation against the contract schema.",
+       "Upstream CI validates every contract; nothing else can be checked on one it rejects.",
+       "Add the missing field, remove the unknown key or fix the type the message names.", reads="document")
+def schema_violations(document: Any) -> Iterator[Hit]:
+    for error in sorted(_schema_validator().iter_errors(document), key=lambda error: list(map(str, error.absolute_path))):
+        yield json_path(tuple(error.absolute_path)), error.message
+
+
+@_rule("LC002", "warning", "A budget integer is written as a float (3.0).",
+       "Draft 2020-12 accepts 3.0 but upstream's Python checker rejects it; keep contracts portable.",
+       "Write the number without a decimal point.", reads="document")
+def float_budget(document: Any) -> Iterator[Hit]:
+    budget = document.get("budget") if isinstance(document, dict) else None
+    if not isinstance(budget, dict):
+        return
+    for key, value in budget.items():
+        if isinstance(value, float) and value.is_integer():
+            yield f"budget.{key}", f"{value!r} is written as a float; write {int(value)}"
+
+
+PLACEHOLDERS = frozenset({"tbd", "tba", "todo", "fixme", "xxx", "n/a", "na", "none", "-", "--", "…", "?",
+                          "placeholder"})
+
+
+@_rule("LC003", "warning", "A required string is a placeholder (TBD, TODO, n/a, none, -, ...).",
+       "It satisfies minLength 1 but leaves the decision a hidden default.",
+       "Write the actual decision, or the reason the part does not apply.")
+def placeholders(contract: LoopContract) -> Iterator[Hit]:
+    for path, text in _strings(contract.to_document()):
+        if _norm(text) in PLACEHOLDERS or not _norm(text):
+            yield path, f"{text!r} is a placeholder"
+
+
+@_rule("LC004", "error", f"A string still holds an unanswered template question ({TEMPLATE_MARK} ...).",
+       "A drafted contract is not a reviewed one: every question of the template needs an answer.",
+       f"Replace the {TEMPLATE_MARK} text with this contract's answer.")
+def unanswered_template(contract: LoopContract) -> Iterator[Hit]:
+    for path, text in _strings(contract.to_document()):
+        if text.lstrip().startswith(TEMPLATE_MARK):
+            yield path, f"unanswered: {text.strip()[len(TEMPLATE_MARK):].strip()}"
+
+
+@_rule("LC010", "error", "The same action is both allowed and disallowed.",
+       "The permission boundary becomes undefined.",
+       "Keep the action in one list only.")
+def allowed_and_disallowed(contract: LoopContract) -> Iterator[Hit]:
+    allowed = {_norm(action) for action in contract.workspace.allowed_actions}
+    for index, action in enumerate(contract.workspace.disallowed_actions):
+        if _norm(action) in allowed:
+            yield f"workspace.disallowed_actions[{index}]", f"{action!r} is also an allowed action"
+
+
+@_rule("LC011", "warning", "workspace.allowed_actions is empty.",
+       "Bounded autonomy needs explicit allowed actions; an empty list leaves the agent's scope implicit.",
+       "List the few actions the objective needs (inspect, test, narrow patch ...).")
+def no_allowed_actions(contract: LoopContract) -> Iterator[Hit]:
+    if not contract.workspace.allowed_actions:
+        yield "workspace.allowed_actions", "no action is explicitly allowed"
+
+
+@_rule("LC012", "warning", "workspace.disallowed_actions is empty.",
+       "Disallowed actions name the boundary (anti-pattern Unsafe Production Autonomy).",
+       "Name the actions that must never happen (force push, production change, weaken tests ...).")
+def no_disallowed_actions(contract: LoopContract) -> Iterator[Hit]:
+    if not contract.workspace.disallowed_actions:
+        yield "workspace.disallowed_actions", "no action is explicitly disallowed"
+
+
+@_rule("LC013", "error", "exit.success equals exit.stop_without_success.",
+       "The two exits must be distinguishable or every stop reads as success.",
+       "Phrase success as gate evidence and stop as budget spent, repeated failure or blocked.",
+       pair="success ↔ stop-without-success")
+def identical_exits(contract: LoopContract) -> Iterator[Hit]:
+    if _norm(contract.exit.success) == _norm(contract.exit.stop_without_success):
+        yield "exit.stop_without_success", "the stop condition is the success condition"
+
+
+GENERIC_DESTINATIONS = frozenset({"human", "a human", "the human", "humans", "team", "the team", "a team", "someone",
+                                  "somebody", "anyone", "user", "the user", "owner", "an owner", "people", "admin"})
+NAMED_DESTINATION = _words("owner", "channel", "issue", "queue", "pager", "page", "on-call", "oncall", "ticket",
+                           "comment", "pr\\b", "pull request", "email", "e-mail", "slack", "maintainer", "lead",
+                           "reviewer", "manager", "assignee", "rotation")
+
+
+@_rule("LC014", "warning", "escalation.destination is a bare generic or names no owner, channel, issue, queue or pager.",
+       "Escalation must reach a named human owner or review channel.",
+       "Name the owner and the channel: 'issue assigned to the repo owner', 'on-call via pager'.",
+       pair="budget ↔ escalation")
+def vague_destination(contract: LoopContract) -> Iterator[Hit]:
+    destination = contract.escalation.destination
+    if _norm(destination) in GENERIC_DESTINATIONS:
+        yield "escalation.destination", f"{destination!r} names nobody in particular"
+    elif not NAMED_DESTINATION.search(destination) and "#" not in destination and "@" not in destination:
+        yield "escalation.destination", f"{destination!r} names no owner, channel, issue, queue or pager"
+
+
+@_rule("LC015", "warning", "Two agents share a role name.",
+       "Delegation must say who explores, who acts and who checks.",
+       "Give each agent a distinct role, or merge the two.")
+def shared_roles(contract: LoopContract) -> Iterator[Hit]:
+    seen: dict[str, int] = {}
+    for index, agent in enumerate(contract.agents):
+        role = _norm(agent.role)
+        if role in seen:
+            yield f"agents[{index}].role", f"role {agent.role!r} is also agents[{seen[role]}]"
+        seen.setdefault(role, index)
+
+
+@_rule("LC016", "info", "An array repeats an entry.",
+       "The schema has no uniqueItems; repeated gates, receipts or conditions hide intent.",
+       "Remove the repeated entry.")
+def repeated_entries(contract: LoopContract) -> Iterator[Hit]:
+    for part, key in STRING_ARRAYS:
+        seen: dict[str, int] = {}
+        for index, text in enumerate(getattr(getattr(contract, part), key)):
+            if _norm(text) in seen:
+                yield f"{part}.{key}[{index}]", f"{text!r} repeats {part}.{key}[{seen[_norm(text)]}]"
+            seen.setdefault(_norm(text), index)
+
+
+@_rule("LC017", "warning", "context.required_files and context.runtime_sources are both empty.",
+       "The Context part says what is loaded fresh each run (see the Context Dump anti-pattern).",
+       "Name the instructions and the current evidence each run reads.")
+def no_context(contract: LoopContract) -> Iterator[Hit]:
+    if not contract.context.required_files and not contract.context.runtime_sources:
+        yield "context", "nothing is loaded fresh for a run"
+
+
+@_rule("LC018", "info",
+       f"budget.max_retries > {RETRIES_ADVISORY} or max_runtime_minutes > {RUNTIME_MINUTES_ADVISORY}.",
+       "Large caps approach the Infinite Retry anti-pattern; autonomy should be budgeted.",
+       "Lower the cap, or escalate earlier with evidence.")
+def large_budget(contract: LoopContract) -> Iterator[Hit]:
+    if contract.budget.max_retries > RETRIES_ADVISORY:
+        yield "budget.max_retries", f"{contract.budget.max_retries} retries is above {RETRIES_ADVISORY}"
+    if contract.budget.max_runtime_minutes > RUNTIME_MINUTES_ADVISORY:
+        yield ("budget.max_runtime_minutes",
+               f"{contract.budget.max_runtime_minutes} minutes is above {RUNTIME_MINUTES_ADVISORY}")
+
+
+# --- 9.2 keyword heuristics -----------------------------------------------------------------------
+
+CADENCE = _words("hourly", "daily", "weekly", "nightly", "monthly", "quarterly", "yearly", "annually", "every",
+                 "cron", "window")
+CRON_EXPRESSION = re.compile(r"(?:^|\s)(?:[\d*/,-]+\s+){4}[\d*/,-]+(?:\s|$)")
+
+
+@_rule("LC100", "warning", "A scheduled trigger's cadence_or_event names no cadence (daily, every ..., cron, window).",
+       "A schedule that cannot be read runs at the wrong time.",
+       "State the cadence: 'weekly on Monday 06:00 UTC', 'every 2 hours', a cron expression.",
+       pair="trigger ↔ intake")
+def scheduled_without_cadence(contract: LoopContract) -> Iterator[Hit]:
+    text = contract.trigger.cadence_or_event
+    if contract.trigger.type == "scheduled" and not CADENCE.search(text) and not CRON_EXPRESSION.search(text):
+        yield "trigger.cadence_or_event", f"scheduled, but {text!r} names no cadence"
+
+
+STOPWORDS = frozenset({"that", "this", "with", "from", "into", "only", "when", "then", "than", "have", "been", "were",
+                       "will", "must", "each", "every", "more", "less", "some", "none", "their", "there", "which",
+                       "what", "while", "your", "also", "does", "done", "just", "over", "under"})
+
+
+def _terms(text: str) -> set[str]:
+    return {word for word in re.findall(r"[a-z0-9]+", text.casefold()) if len(word) >= 4 and word not in STOPWORDS}
+
+
+@_rule("LC101", "info", "A goal trigger's exit.success shares no term with any verification gate.",
+       "A goal-driven loop runs until a verifiable goal is met; the goal should be what a gate checks.",
+       "Word exit.success in terms of the gate that proves it.", pair="success ↔ stop-without-success")
+def goal_not_gated(contract: LoopContract) -> Iterator[Hit]:
+    if contract.trigger.type != "goal":
+        return
+    gate_terms = set().union(*(_terms(gate) for gate in contract.verification.gates))
+    if not _terms(contract.exit.success) & gate_terms:
+        yield "exit.success", "success shares no term with any gate"
+
+
+ISOLATION = _words("worktree", "branch", "sandbox", "container", "docker", "read[- ]?only", "separate", "staging",
+                   "isolated", "dedicated", "ephemeral", "vm\\b", "virtual machine", "clone", "fork")
+
+
+@_rule("LC102", "warning", "workspace.isolation names no isolation mechanism (worktree, branch, sandbox, read-only ...).",
+       "Loop Design Checklist: isolate execution.",
+       "Say where the agent acts: a clean worktree, a sandbox, a container, read-only access.")
+def no_isolation(contract: LoopContract) -> Iterator[Hit]:
+    if not ISOLATION.search(contract.workspace.isolation):
+        yield "workspace.isolation", f"{contract.workspace.isolation!r} names no isolation mechanism"
+
+
+CHECKER = _words("verif", "review", "judg", "validat", "evaluat", "audit", "re-?run", "compar", "reproduc")
+
+
+@_rule("LC103", "warning", "No agent checks (verify, review, judge, validate ...) and the workspace is not read-only.",
+       "Separate maker from checker (anti-pattern Model Self-Approval); deterministic gates may substitute.",
+       "Add a verifier or reviewer role that does not act.", pair="action ↔ verifier")
+def no_checker(contract: LoopContract) -> Iterator[Hit]:
+    if _read_only(contract):
+        return
+    if not any(CHECKER.search(agent.role) or CHECKER.search(agent.responsibility) for agent in contract.agents):
+        yield "agents", "no agent's role or responsibility is checking"
+
+
+HIGH_IMPACT = _words("deploy", "roll ?back", "restart", "rotat", "delet", "drop", "force[- ]push", "merg", "publish",
+                     "(?<!non-)production", "secret", "migrat")
+
+
+@_rule("LC104", "info", "An allowed action is high-impact (deploy, roll back, delete, merge, production, secret ...).",
+       "Anti-pattern Unsafe Production Autonomy: such actions need an approval boundary.",
+       "Move it to disallowed_actions, or gate it behind an escalation condition.")
+def high_impact_actions(contract: LoopContract) -> Iterator[Hit]:
+    for index, action in enumerate(contract.workspace.allowed_actions):
+        if match := HIGH_IMPACT.search(action):
+            yield f"workspace.allowed_actions[{index}]", f"{action!r} is high-impact ({match.group(0).lower()})"
+
+
+SELF_ASSESSMENT = re.compile(r"looks good|\blgtm\b|(?:agent|model) (?:confirms|says|believes|thinks|agrees)|"
+                             r"\bseems\b|\bi think\b|self[- ]review", re.IGNORECASE)
+OBSERVABLE = ("pass", "fail", "exit", "cite", "link", "record", "within", "threshold", "match", "test", "log",
+              "trace", "metric", "measur", "diff", "scope", "limit", "consistent", "evidence", "report", "review",
+              "approv", "resolv")
+"""Substrings that anchor a gate in something observable (``changelogs`` counts as a log)."""
+
+
+@_rule("LC105", "info", "A gate reads as self-assessment or has no observable anchor (pass, exit, link, metric ...).",
+       "Prefer exit codes, links, trace ids and reviewer decisions to 'the model says it looks good'.",
+       "Rephrase the gate as something a third party can observe.", pair="action ↔ verifier")
+def unobservable_gates(contract: LoopContract) -> Iterator[Hit]:
+    for index, gate in enumerate(contract.verification.gates):
+        if SELF_ASSESSMENT.search(gate):
+            yield f"verification.gates[{index}]", f"{gate!r} reads as self-assessment"
+        elif not any(anchor in gate.casefold() for anchor in OBSERVABLE):
+            yield f"verification.gates[{index}]", f"{gate!r} has no observable anchor"
+
+
+@_rule("LC106", "info", "Fewer than two verification.receipts.",
+       "Anti-pattern No Receipts: what it saw, changed, ran, what passed and why it stopped.",
+       "List the commands run, their output and the changed files or links.")
+def few_receipts(contract: LoopContract) -> Iterator[Hit]:
+    if len(contract.verification.receipts) < 2:
+        yield "verification.receipts", "only one receipt is kept"
+
+
+WHEN = _words(r"after\b", r"before\b", r"each\b", r"every\b", r"per\b", r"when", r"upon\b", r"once\b", r"until\b",
+              r"interval", r"immediately\b")
+
+
+@_rule("LC107", "info", "state.update_rule never says when it runs (after, before, each, every, per ...).",
+       "State must say when it is written; 'after every attempt' is vaguer than a commit point.",
+       "Say when: 'before each external write and after every attempt'.", pair="side effect ↔ checkpoint")
+def update_rule_without_when(contract: LoopContract) -> Iterator[Hit]:
+    if not WHEN.search(contract.state.update_rule):
+        yield "state.update_rule", "the rule does not say when state is written"
+
+
+IN_MODEL = _words("conversation", r"chat\b", "chat history", "context window", "in-context", r"prompt",
+                  "model memory", "agent memory")
+
+
+@_rule("LC108", "warning", "Every state artifact lives inside the model (conversation, chat, context window).",
+       "Anti-pattern Hidden State: memory in the conversation does not survive a cold run.",
+       "Persist to files, issues, comments, checkpoints or workflow state.")
+def hidden_state(contract: LoopContract) -> Iterator[Hit]:
+    if all(IN_MODEL.search(artifact) for artifact in contract.state.artifacts):
+        yield "state.artifacts", "no artifact survives outside the model"
+
+
+EXHAUSTION = _words("budget", "retr(?:y|ies)", "exhaust", "time ?out", "time limit", "runtime", "deadline",
+                    "repeat", "again", "same failure", "attempts", "max")
+
+
+@_rule("LC109", "info", "Neither escalation.conditions nor exit.stop_without_success mentions budget exhaustion "
+       "or repeated failure.",
+       "Anti-pattern Infinite Retry: when the budget runs out someone must learn of it, with evidence.",
+       "Add 'retry budget exhausted' or 'same failure repeats' as a condition or stop reason.",
+       pair="budget ↔ escalation")
+def exhaustion_unowned(contract: LoopContract) -> Iterator[Hit]:
+    texts = (*contract.escalation.conditions, contract.exit.stop_without_success)
+    if not any(EXHAUSTION.search(text) for text in texts):
+        yield "escalation.conditions", "budget exhaustion and repeated failure are not named"
+
+
+DEDUPE = _words("processed", "ledger", "already", "skip", "last[- ]checked", "de-?dup", "duplicate", "idempot",
+                r"seen\b", "since (?:the )?last", "unprocessed")
+
+
+@_rule("LC110", "info", "Neither intake.selection_rule nor state.update_rule mentions de-duplication "
+       "(processed ids, ledger, already, skip, last checked).",
+       "Without it a loop reprocesses the same item.",
+       "Say how a processed item is recognised: 'skip ids already in the ledger'.", pair="trigger ↔ intake")
+def no_dedupe(contract: LoopContract) -> Iterator[Hit]:
+    if not DEDUPE.search(contract.intake.selection_rule) and not DEDUPE.search(contract.state.update_rule):
+        yield "intake.selection_rule", "no de-duplication mechanism is named"
+
+
+MUTATES = _words(r"appl(?:y|ies)\b", "edit", "patch", r"fix", "updat", r"writ", "chang", "modif", r"add\b", r"adds\b",
+                 "remov", "delet", "commit", "refactor", "renam", "upgrad", "bump")
+SCOPE_OR_TEST = _words("diff", "scope", "limit", "pass", "test", "check")
+
+
+@_rule("LC111", "info", "An allowed action mutates but no gate constrains scope or tests (diff, scope, pass, test).",
+       "Independent verification: every write-capable action needs a gate that would catch its misuse.",
+       "Add a gate such as 'diff is limited to ...' or 'the original command passes'.", pair="action ↔ verifier")
+def mutation_ungated(contract: LoopContract) -> Iterator[Hit]:
+    if any(SCOPE_OR_TEST.search(gate) for gate in contract.verification.gates):
+        return
+    for index, action in enumerate(contract.workspace.allowed_actions):
+        if MUTATES.search(action):
+            yield f"workspace.allowed_actions[{index}]", f"{action!r} changes things, and no gate checks scope or tests"
+            return
+
+
+EXTERNAL_EFFECT = re.compile(
+    r"\bcomment|\bpost(?:s|ed|ing)?\b|\b(?:open|create|file)\w*\b.*\b(?:issue|pr|pull request|ticket|incident)"
+    r"|\bpag(?:e|es|ing)\b|\bpublish|\bland(?:s|ed|ing)?\b|\bpush|\bsend|\bemail|\bnotif|\bmerg", re.IGNORECASE)
+CHECKPOINT = _words(r"ids?\b", "identifier", "ledger", r"sha\b", r"log", "record", "timeline", "journal",
+                    "checkpoint", r"url", "link", "receipt")
+
+
+@_rule("LC112", "info", "An allowed action has an external effect (comment, post, open issue or PR, page, push ...) "
+       "but state records no id, ledger, SHA or log.",
+       "A retry or restart must not repeat a side effect it cannot see.",
+       "Record each effect's id (comment id, PR number, SHA) in state before moving on.",
+       pair="side effect ↔ checkpoint")
+def side_effect_unrecorded(contract: LoopContract) -> Iterator[Hit]:
+    if any(CHECKPOINT.search(text) for text in (*contract.state.artifacts, contract.state.update_rule)):
+        return
+    for index, action in enumerate(contract.workspace.allowed_actions):
+        if EXTERNAL_EFFECT.search(action):
+            yield f"workspace.allowed_actions[{index}]", f"{action!r} has an external effect state does not record"
+            return
+
+
+VAGUE_OBJECTIVE = re.compile(r"keep improving|make (?:it|things|everything) better|improve (?:the )?(?:repo|repository|"
+                             r"codebase|code|things|everything)\W*$|\bclean (?:things )?up\W*$|do whatever",
+                             re.IGNORECASE)
+
+
+@_rule("LC113", "info", "The objective is vague ('improve the repo', 'keep improving', 'make it better').",
+       "Loop Design Checklist: name one objective (the Prompt Loop anti-pattern).",
+       "Name one measurable outcome: 'repair one reproducible required CI failure'.")
+def vague_objective(contract: LoopContract) -> Iterator[Hit]:
+    if VAGUE_OBJECTIVE.search(contract.objective.strip()):
+        yield "objective", f"{contract.objective!r} names no measurable outcome"
+
+
+LINT_RULES: tuple[LintRule, ...] = tuple(_RULES)

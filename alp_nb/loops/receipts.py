@@ -1,0 +1,104 @@
+"""The minimum receipt of each outcome (the seed's table): a run may not end, or retry, without one.
+
+Every field is required and must hold text, so a receipt with a missing or
+blank field cannot be built: the loop must keep the evidence an operator needs
+to trust, resume or take over the run.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import AwareDatetime, Field, TypeAdapter, ValidationError
+
+from .decision import OUTCOMES, Outcome, Record, Text
+from .errors import LoopContractError
+
+
+class SuccessReceipt(Record):
+    """Exit success: gate output + artifact/diff + final state."""
+
+    outcome: Literal["exit-success"] = "exit-success"
+    gate_output: Text
+    artifact: Text
+    final_state: Text
+
+
+class NoopReceipt(Record):
+    """Exit no-op: the query/filter that found nothing + the checkpoint time (proof the trigger ran)."""
+
+    outcome: Literal["exit-noop"] = "exit-noop"
+    query: Text
+    checkpoint_time: AwareDatetime
+
+
+class RetryReceipt(Record):
+    """Retry: attempt + hypothesis + next action."""
+
+    outcome: Literal["retry-with-new-evidence"] = "retry-with-new-evidence"
+    attempt: Annotated[int, Field(ge=1)]
+    hypothesis: Text
+    next_action: Text
+
+
+class EscalateReceipt(Record):
+    """Escalate: blocker + evidence + the named destination, who owns the item from now on."""
+
+    outcome: Literal["escalate"] = "escalate"
+    blocker: Text
+    evidence: Text
+    destination: Text
+
+    @property
+    def owner(self) -> str:
+        return self.destination
+
+
+class StopReceipt(Record):
+    """Stop without success: attempts + reason + residual risk, handed to a named owner."""
+
+    outcome: Literal["stop-with-receipt"] = "stop-with-receipt"
+    attempts: Annotated[int, Field(ge=0)]
+    reason: Text
+    residual_risk: Text
+    owner: Text
+
+
+Receipt = Annotated[
+    SuccessReceipt | NoopReceipt | RetryReceipt | EscalateReceipt | StopReceipt,
+    Field(discriminator="outcome"),
+]
+
+RECEIPT_TYPES: dict[Outcome, type[Record]] = {
+    "exit-success": SuccessReceipt,
+    "exit-noop": NoopReceipt,
+    "retry-with-new-evidence": RetryReceipt,
+    "escalate": EscalateReceipt,
+    "stop-with-receipt": StopReceipt,
+}
+
+RECEIPT_FIELDS: dict[Outcome, tuple[str, ...]] = {
+    outcome: tuple(name for name in RECEIPT_TYPES[outcome].model_fields if name != "outcome") for outcome in OUTCOMES
+}
+"""The minimum fields of each outcome's receipt, in the seed's order."""
+
+_RECEIPT = TypeAdapter(Receipt)
+
+
+def make_receipt(outcome: Outcome, **fields: Any) -> SuccessReceipt | NoopReceipt | RetryReceipt | EscalateReceipt | \
+        StopReceipt:
+    """The receipt of ``outcome``; ``LoopContractError(RECEIPT_INCOMPLETE)`` names each missing or blank field."""
+    if outcome not in RECEIPT_TYPES:
+        raise LoopContractError("UNKNOWN_OUTCOME", f"unknown outcome `{outcome}`; known: {', '.join(OUTCOMES)}")
+    try:
+        return _RECEIPT.validate_python({**fields, "outcome": outcome})
+    except ValidationError as error:
+        issues = tuple(f"{'.'.join(str(part) for part in issue['loc'][1:])}: {issue['msg']}"
+                       for issue in error.errors())
+        raise LoopContractError("RECEIPT_INCOMPLETE", f"the receipt of `{outcome}` needs "
+                                f"{', '.join(RECEIPT_FIELDS[outcome])}", issues) from None
+
+
+def receipt_owner(receipt: Any) -> str | None:
+    """Who holds the item once the run ended this way: the named owner of an escalation or stop."""
+    return getattr(receipt, "owner", None)

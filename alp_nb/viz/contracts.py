@@ -1,0 +1,142 @@
+"""Views of a loop contract (its parts by phase, lint findings beside the parts they concern)
+and of a findings list, as HTML and as plain text. Contract text is untrusted: all of it is escaped."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+from .html import badge, block, esc, table
+
+if TYPE_CHECKING:
+    from alp_nb.loops.contract import LoopContract
+    from alp_nb.loops.lint import Finding
+
+TONES = {"error": "bad", "warning": "warn", "info": "info"}
+SEVERITIES = ("error", "warning", "info")
+
+
+def _findings_of(contract: LoopContract, findings: Sequence[Finding] | None) -> Sequence[Finding]:
+    if findings is not None:
+        return findings
+    from alp_nb.loops.lint import lint_contract
+
+    return lint_contract(contract)
+
+
+def _tally(findings: Iterable[Finding]) -> dict[str, int]:
+    counts = dict.fromkeys(SEVERITIES, 0)
+    for finding in findings:
+        counts[finding.severity] += 1
+    return counts
+
+
+def _counted(count: int, severity: str) -> str:
+    return f"{count} {severity}{'s' if count != 1 else ''}"
+
+
+def _tally_text(findings: Iterable[Finding]) -> str:
+    return ", ".join(_counted(count, severity) for severity, count in _tally(findings).items())
+
+
+# --- HTML -----------------------------------------------------------------------------------------
+
+
+def _value_html(value: Any) -> str:
+    if isinstance(value, BaseModel):
+        if set(type(value).model_fields) == {"role", "responsibility"}:
+            return f"<b>{esc(value.role)}</b>: {esc(value.responsibility)}"
+        return "".join(f'<div><span class="muted">{esc(key)}</span> {_value_html(getattr(value, key))}</div>'
+                       for key in type(value).model_fields)
+    if isinstance(value, tuple):
+        if not value:
+            return '<span class="muted">none</span>'
+        return '<ul style="margin:0;padding-left:1.2em">' + "".join(f"<li>{_value_html(item)}</li>" for item in value) + "</ul>"
+    return esc(value)
+
+
+def _finding_line_html(finding: Finding) -> str:
+    return (f'<div>{badge(finding.rule, TONES[finding.severity])} <code>{esc(finding.path)}</code> '
+            f"{esc(finding.message)}</div>")
+
+
+def contract_fragment(contract: LoopContract, findings: Sequence[Finding] | None = None) -> str:
+    """The contract's parts by phase, each row with the findings about that part; no style block."""
+    findings = _findings_of(contract, findings)
+    counts = _tally(findings)
+    summary = " ".join(badge(_counted(count, severity), TONES[severity]) for severity, count in counts.items() if count)
+    beside = {}
+    for finding in findings:
+        beside.setdefault(finding.part, []).append(_finding_line_html(finding))
+    header = (f"<div><b>Loop contract</b> <code>{esc(contract.name)}</code> "
+              f"{summary or badge('lint clean', 'ok')}</div>"
+              + "".join(beside.get("name", ())) + "".join(beside.get("$", ())))
+    sections = []
+    for phase, parts in contract.phases().items():
+        rows = [(f"<b>{esc(part)}</b>", _value_html(value), "".join(beside.get(part, ())))
+                for part, value in parts.items()]
+        sections.append(f"<h4 style=\"margin:8px 0 2px\">{esc(phase)}</h4>" + table(("part", "value", "lint"), rows))
+    return header + "".join(sections)
+
+
+def contract_html(contract: LoopContract, findings: Sequence[Finding] | None = None) -> str:
+    return block(contract_fragment(contract, findings))
+
+
+def findings_fragment(findings: Sequence[Finding]) -> str:
+    if not findings:
+        return f"<div>{badge('no findings', 'ok')}</div>"
+    rows = [(badge(finding.severity, TONES[finding.severity]), f"<code>{esc(finding.rule)}</code>",
+             f"<code>{esc(finding.path)}</code>", esc(finding.message), f'<span class="muted">{esc(finding.hint)}</span>')
+            for finding in findings]
+    return f"<div>{esc(_tally_text(findings))}</div>" + table(("severity", "rule", "path", "message", "hint"), rows)
+
+
+def findings_html(findings: Sequence[Finding]) -> str:
+    return block(findings_fragment(findings))
+
+
+# --- plain text -----------------------------------------------------------------------------------
+
+
+def _value_lines(value: Any) -> list[str]:
+    if isinstance(value, BaseModel):
+        if set(type(value).model_fields) == {"role", "responsibility"}:
+            return [f"{value.role}: {value.responsibility}"]
+        lines = []
+        for key in type(value).model_fields:
+            item = getattr(value, key)
+            if isinstance(item, tuple):
+                lines += [f"{key}:", *("  " + line for line in _value_lines(item))]
+            else:
+                lines.append(f"{key}: {item}")
+        return lines
+    if isinstance(value, tuple):
+        return [f"- {_value_lines(item)[0]}" for item in value] or ["(none)"]
+    return [str(value)]
+
+
+def _finding_line(finding: Finding) -> str:
+    return f"[{finding.severity} {finding.rule}] {finding.path}: {finding.message}"
+
+
+def contract_text(contract: LoopContract, findings: Sequence[Finding] | None = None) -> str:
+    findings = _findings_of(contract, findings)
+    lines = [f"Loop contract: {contract.name}  ({_tally_text(findings)})"]
+    lines += [f"  ! {_finding_line(finding)}" for finding in findings if finding.part in ("name", "$")]
+    for phase, parts in contract.phases().items():
+        lines.append(phase)
+        for part, value in parts.items():
+            values = _value_lines(value)
+            lines.append(f"  {part:<13}{values[0]}")
+            lines += [f"  {'':<13}{line}" for line in values[1:]]
+            lines += [f"  {'':<13}! {_finding_line(finding)}" for finding in findings if finding.part == part]
+    return "\n".join(lines)
+
+
+def findings_text(findings: Sequence[Finding]) -> str:
+    if not findings:
+        return "no findings"
+    return "\n".join([_tally_text(findings), *(f"{_finding_line(finding)}\n    fix: {finding.hint}" for finding in findings)])

@@ -1,0 +1,204 @@
+"""The review packet: one self-contained document to hand out before a loop is scheduled.
+
+It holds the contract by phase with the lint findings beside the parts they
+concern, the five field pairs, the decision table with this contract's owner,
+and the trace of each failure injection. The HTML has no script and loads
+nothing: its CSS is inline, so it opens the same from a mail attachment or a
+file share. Every string from the contract is escaped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from pydantic import BaseModel
+
+from alp_nb.loops.contract import PARTS, PHASES, LoopContract
+from alp_nb.loops.decision import OUTCOME_CONDITIONS, OUTCOMES
+from alp_nb.loops.lint import lint_contract
+from alp_nb.loops.receipts import RECEIPT_FIELDS
+from alp_nb.loops.review_packet import REVIEW_PAIRS, field_value
+from alp_nb.loops.simulator import FAILURE_INJECTIONS, Simulation, simulate
+
+from .contracts import SEVERITIES, TONES, contract_fragment, findings_fragment
+from .html import STYLE, badge, esc, table
+from .simulation import OUTCOME_TONES, md, simulation_markdown, trace_fragment
+
+PACKET_STYLE = """<style>
+body{margin:2em auto;max-width:64em;padding:0 1em}
+.alp{max-width:none}
+.alp h1{font-size:22px}.alp h2{font-size:18px;border-bottom:1px solid #ddd;margin-top:2em}.alp h3{font-size:15px}
+.alp section.part{margin:0 0 1em 1em}
+.alp ul{margin:2px 0;padding-left:1.4em}
+</style>"""
+
+
+def _findings(contract: LoopContract, findings: Sequence[Any] | None) -> list[Any]:
+    return list(lint_contract(contract) if findings is None else findings)
+
+
+def _simulations(contract: LoopContract, simulations: Iterable[Simulation] | None) -> list[Simulation]:
+    """The given runs, or every failure injection played against the contract."""
+    if simulations is None:
+        return [simulate(contract, scenario) for scenario in FAILURE_INJECTIONS.values()]
+    return list(simulations)
+
+
+def _part_of(finding: Any) -> str:
+    """The part a finding sits beside; ``contract`` for findings about the whole document."""
+    return finding.part if finding.part in PARTS else "contract"
+
+
+def _owner(outcome: str, contract: LoopContract) -> str:
+    if outcome in ("escalate", "stop-with-receipt"):
+        return contract.escalation.destination
+    return "the loop (run closed)" if outcome.startswith("exit") else "the loop (next attempt)"
+
+
+# --- HTML ------------------------------------------------------------------------------------------
+
+
+def _summary_html(findings: Sequence[Any], simulations: Sequence[Simulation]) -> str:
+    counts = {severity: sum(finding.severity == severity for finding in findings) for severity in SEVERITIES}
+    lint = " ".join(badge(f"{count} {severity}", TONES[severity] if count else "ok")
+                    for severity, count in counts.items())
+    unexpected = [simulation for simulation in simulations if simulation.outcome != simulation.scenario.expected]
+    runs = badge(f"{len(simulations) - len(unexpected)} of {len(simulations)} injections as expected",
+                 "warn" if unexpected else "ok")
+    return f"<p>lint: {lint} · simulation: {runs}</p>"
+
+
+def _inline_html(value: Any) -> str:
+    """A field compactly: a list as items, an agent as ``role: responsibility``."""
+    if isinstance(value, BaseModel):
+        return ": ".join(esc(item) for _, item in value)
+    if isinstance(value, tuple):
+        return "<ul>" + "".join(f"<li>{_inline_html(item)}</li>" for item in value) + "</ul>" if value else "—"
+    return esc(value)
+
+
+def _pairs_html(contract: LoopContract) -> str:
+    rows = []
+    for pair in REVIEW_PAIRS:
+        sides = ["".join(f"<div><code>{esc(path)}</code> {_inline_html(field_value(contract, path))}</div>"
+                         for path in paths) for paths in (pair.left, pair.right)]
+        rows.append((f"<b>{esc(pair.name)}</b><br>{esc(pair.question)}", *sides))
+    return table(("pair and question", "one side", "other side"), rows)
+
+
+def _decision_rows(contract: LoopContract, simulations: Sequence[Simulation]) -> list[tuple[str, str, str, str, str]]:
+    """(outcome, condition, minimum receipt, owner afterwards, injections ending there) as plain text."""
+    rows = []
+    for outcome in OUTCOMES:
+        ending = [simulation.scenario.name for simulation in simulations if simulation.outcome == outcome]
+        rows.append((outcome, OUTCOME_CONDITIONS[outcome], ", ".join(RECEIPT_FIELDS[outcome]).replace("_", " "),
+                     _owner(outcome, contract), ", ".join(ending) or "—"))
+    return rows
+
+
+def _simulations_html(simulations: Sequence[Simulation]) -> str:
+    if not simulations:
+        return '<p class="muted">no simulation was run</p>'
+    rows = [(esc(simulation.scenario.name), esc(simulation.scenario.expected),
+             badge(simulation.outcome, OUTCOME_TONES[simulation.outcome]), esc(simulation.attempts),
+             esc(simulation.owner or "—"),
+             esc(", ".join(f"{key} ×{count}" for key, count in simulation.external_effects.items()) or "—"))
+            for simulation in simulations]
+    summary = table(("scenario", "expected", "outcome", "attempts", "owner", "external effects"), rows)
+    traces = "".join(f'<section class="trace" id="trace-{index}">{trace_fragment(simulation)}</section>'
+                     for index, simulation in enumerate(simulations, start=1))
+    return summary + traces
+
+
+_NAV = "<nav>" + " · ".join(f'<a href="#{anchor}">{title}</a>' for anchor, title in (
+    ("contract", "Contract by phase"), ("findings", "Lint findings"), ("pairs", "Field pairs"),
+    ("decisions", "Decision table"), ("simulations", "Failure injections"))) + "</nav>"
+
+
+def review_packet(contract: LoopContract, simulations: Iterable[Simulation] | None = None,
+                  findings: Sequence[Any] | None = None) -> str:
+    """The packet as one HTML document. ``simulations`` defaults to every failure injection,
+    ``findings`` to ``lint_contract(contract)``; pass ``()`` to leave either out."""
+    findings = _findings(contract, findings)
+    simulations = _simulations(contract, simulations)
+    decision = table(("outcome", "condition", "minimum receipt", "owner afterwards", "injections ending here"),
+                     [(badge(row[0], OUTCOME_TONES[row[0]]), *map(esc, row[1:]))
+                      for row in _decision_rows(contract, simulations)])
+    body = (
+        f"<h1>Loop contract review: {esc(contract.name)}</h1>"
+        + _summary_html(findings, simulations) + _NAV
+        + f'<section id="contract"><h2>Contract by phase</h2>{contract_fragment(contract, findings)}</section>'
+        + f'<section id="findings"><h2>Lint findings</h2>{findings_fragment(findings)}</section>'
+        + f'<section id="pairs"><h2>Field pairs to review together</h2>{_pairs_html(contract)}</section>'
+        + f'<section id="decisions"><h2>Decision table</h2><p>Evaluated in this order after every persisted '
+          f"observation; the first that holds wins.</p>{decision}</section>"
+        + f'<section id="simulations"><h2>Failure injections</h2>{_simulations_html(simulations)}</section>'
+    )
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>Loop contract review: {esc(contract.name)}</title>{STYLE}{PACKET_STYLE}</head>"
+            f'<body><div class="alp">{body}</div></body></html>\n')
+
+
+# --- Markdown --------------------------------------------------------------------------------------
+
+
+def _value_markdown(value: Any, indent: str = "") -> list[str]:
+    if isinstance(value, BaseModel):
+        lines = []
+        for name, item in value:
+            inner = _value_markdown(item, indent + "  ")
+            if len(inner) == 1 and not isinstance(item, (BaseModel, tuple)):
+                lines.append(f"{indent}- **{md(name)}**: {inner[0].strip()}")
+            else:
+                lines += [f"{indent}- **{md(name)}**:", *inner]
+        return lines
+    if isinstance(value, tuple):
+        if not value:
+            return [f"{indent}- _none_"]
+        return [f"{indent}- {_inline_markdown(item)}" for item in value]
+    return [f"{indent}{md(value)}"]
+
+
+def _inline_markdown(value: Any) -> str:
+    """A field on one line: list items joined by ``;``, an agent as ``role: responsibility``."""
+    if isinstance(value, BaseModel):
+        return ": ".join(md(item) for _, item in value)
+    if isinstance(value, tuple):
+        return "; ".join(_inline_markdown(item) for item in value) or "_none_"
+    return md(value)
+
+
+def _findings_markdown(findings: Sequence[Any]) -> list[str]:
+    if not findings:
+        return ["No findings."]
+    return ["| severity | rule | path | message | fix |", "|---|---|---|---|---|"] + [
+        f"| {md(finding.severity)} | {md(finding.rule)} | {md(finding.path)} | {md(finding.message)} "
+        f"| {md(finding.hint)} |" for finding in findings]
+
+
+def review_packet_markdown(contract: LoopContract, simulations: Iterable[Simulation] | None = None,
+                           findings: Sequence[Any] | None = None) -> str:
+    """The same packet as Markdown (for a pull request or an issue); contract text is made inert."""
+    findings = _findings(contract, findings)
+    simulations = _simulations(contract, simulations)
+    lines = [f"# Loop contract review: {md(contract.name)}", "", f"**name**: {md(contract.name)}", "",
+             "## Contract by phase"]
+    for title, parts in PHASES:
+        lines += ["", f"### {title}"]
+        for part in parts:
+            lines += ["", f"#### {part}", "", *_value_markdown(getattr(contract, part))]
+            concern = [finding for finding in findings if _part_of(finding) == part]
+            if concern:
+                lines += ["", *_findings_markdown(concern)]
+    lines += ["", "## Lint findings", "", *_findings_markdown(findings), "", "## Field pairs to review together"]
+    for pair in REVIEW_PAIRS:
+        lines += ["", f"**{pair.name}**: {pair.question}", ""]
+        lines += [f"- `{path}`: {_inline_markdown(field_value(contract, path))}" for path in (*pair.left, *pair.right)]
+    header = "| outcome | condition | minimum receipt | owner afterwards | injections ending here |"
+    lines += ["", "## Decision table", "", header, "|---|---|---|---|---|"]
+    lines += ["| " + " | ".join(md(cell) for cell in row) + " |" for row in _decision_rows(contract, simulations)]
+    lines += ["", "## Failure injections"]
+    for simulation in simulations:
+        lines += ["", simulation_markdown(simulation)]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,97 @@
+"""A simulated loop run shown as its trace: attempt, evidence, decision, receipt, budget left."""
+
+from __future__ import annotations
+
+import html
+from typing import TYPE_CHECKING, Any
+
+from .html import badge, block, esc, table
+
+if TYPE_CHECKING:
+    from alp_nb.loops.simulator import Simulation, Step
+
+OUTCOME_TONES = {
+    "exit-success": "ok",
+    "exit-noop": "info",
+    "retry-with-new-evidence": "warn",
+    "escalate": "bad",
+    "stop-with-receipt": "bad",
+}
+
+TRACE_HEADERS = ("attempt", "evidence", "decision", "receipt", "budget left")
+
+
+def receipt_fields(receipt: Any) -> list[tuple[str, str]]:
+    """The receipt's own fields as (label, text), in the seed's order."""
+    return [(name.replace("_", " "), str(value)) for name, value in receipt if name != "outcome"]
+
+
+def _attempt_label(step: Step) -> str:
+    return "intake" if step.attempt == 0 else str(step.attempt)
+
+
+def _budget_left(step: Step) -> str:
+    retries = "1 retry" if step.retries_left == 1 else f"{step.retries_left} retries"
+    return f"{retries}, {step.minutes_left} min"
+
+
+def trace_fragment(simulation: Simulation) -> str:
+    """The trace as an HTML fragment (no style block), for embedding in larger documents."""
+    scenario = simulation.scenario
+    rows = []
+    for step in simulation.steps:
+        evidence = esc(step.evidence.summary)
+        if step.note:
+            evidence += f'<br><span class="muted">{esc(step.note)}</span>'
+        receipt = "<br>".join(f"<b>{esc(label)}</b>: {esc(value)}" for label, value in receipt_fields(step.receipt))
+        rows.append((esc(_attempt_label(step)), evidence, badge(step.decision, OUTCOME_TONES[step.decision]),
+                     receipt, esc(_budget_left(step))))
+    verdict = badge("as expected", "ok") if simulation.outcome == scenario.expected else badge(
+        f"expected {scenario.expected}", "warn")
+    owner = f" · owner <b>{esc(simulation.owner)}</b>" if simulation.owner else ""
+    return (f"<div><b>{esc(scenario.name)}</b> on <code>{esc(simulation.contract_name)}</code>: "
+            f"{badge(simulation.outcome, OUTCOME_TONES[simulation.outcome])} {verdict}{owner}</div>"
+            f'<div class="muted">{esc(scenario.description)}</div>'
+            + table(TRACE_HEADERS, rows))
+
+
+def simulation_html(simulation: Simulation) -> str:
+    return block(trace_fragment(simulation))
+
+
+def simulation_text(simulation: Simulation) -> str:
+    scenario = simulation.scenario
+    lines = [f"{scenario.name} on {simulation.contract_name}: {simulation.outcome}"
+             + (f" (owner: {simulation.owner})" if simulation.owner else "")
+             + ("" if simulation.outcome == scenario.expected else f"  [expected {scenario.expected}]"),
+             f"  {scenario.description}"]
+    for step in simulation.steps:
+        lines.append(f"  {_attempt_label(step):>7}  {step.decision:<24} budget left {_budget_left(step)}")
+        lines.append(f"           evidence: {step.evidence.summary}")
+        if step.note:
+            lines.append(f"           note: {step.note}")
+        lines += [f"           {label}: {value}" for label, value in receipt_fields(step.receipt)]
+    return "\n".join(lines)
+
+
+def simulation_markdown(simulation: Simulation) -> str:
+    """The trace as a Markdown table; cell text is HTML-escaped and pipes are escaped."""
+    scenario = simulation.scenario
+    owner = f" — owner **{md(simulation.owner)}**" if simulation.owner else ""
+    title = (f"**{md(scenario.name)}** on {md(simulation.contract_name)}: **{simulation.outcome}** "
+             f"(expected {scenario.expected}){owner}")
+    lines = [title, "", md(scenario.description), "",
+             "| " + " | ".join(TRACE_HEADERS) + " |", "|" + "---|" * len(TRACE_HEADERS)]
+    for step in simulation.steps:
+        evidence = md(step.evidence.summary) + (f" <br>_{md(step.note)}_" if step.note else "")
+        receipt = " <br>".join(f"{md(label)}: {md(value)}" for label, value in receipt_fields(step.receipt))
+        lines.append(f"| {_attempt_label(step)} | {evidence} | {step.decision} | {receipt} | {_budget_left(step)} |")
+    return "\n".join(lines)
+
+
+def md(value: object) -> str:
+    """Untrusted text made inert for Markdown: HTML-escaped, and table pipes, backticks and emphasis escaped."""
+    text = html.escape(str(value), quote=False).replace("\n", " ")
+    for char in "\\|`*_[]":
+        text = text.replace(char, "\\" + char)
+    return text

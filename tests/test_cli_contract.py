@@ -1,0 +1,111 @@
+"""``alp-nb contract``: exit 0 when clean, 1 when lint finds errors, 2 on bad usage or input."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from alp_nb.cli import main
+from alp_nb.loops.contract import LoopContract
+from alp_nb.loops.simulator import FAILURE_INJECTIONS
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "contracts"
+CLEAN = EXAMPLES / "translation-sync-loop.json"
+
+
+@pytest.fixture
+def broken(tmp_path) -> Path:
+    """A schema-valid contract whose two exits are the same (LC013, an error)."""
+    document = json.loads(CLEAN.read_text())
+    document["exit"]["stop_without_success"] = document["exit"]["success"]
+    path = tmp_path / "same-exits.json"
+    path.write_text(json.dumps(document))
+    return path
+
+
+def test_lint_of_clean_contracts_exits_0(capsys):
+    assert main(["contract", "lint", *map(str, sorted(EXAMPLES.glob("*.json")))]) == 0
+    assert capsys.readouterr().out.strip().endswith("0 error(s)")
+
+
+def test_lint_with_an_error_exits_1_and_names_the_rule_and_path(broken, capsys):
+    assert main(["contract", "lint", str(CLEAN), str(broken)]) == 1
+    out = capsys.readouterr().out
+    assert f"{broken}:exit.stop_without_success: error LC013" in out
+    assert out.strip().endswith("2 file(s), 1 finding(s), 1 error(s)")
+
+
+def test_lint_json_lists_each_file_with_its_findings(broken, capsys):
+    assert main(["contract", "lint", "--format", "json", str(CLEAN), str(broken)]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert [entry["file"] for entry in report["files"]] == [str(CLEAN), str(broken)]
+    assert report["files"][0]["findings"] == []
+    assert {finding["rule"] for finding in report["files"][1]["findings"]} >= {"LC013"}
+    assert report["errors"] >= 1
+
+
+def test_lint_ignore_switches_a_rule_off(broken, capsys):
+    assert main(["contract", "lint", "--ignore", "LC013", str(broken)]) == 0
+
+
+def test_lint_of_a_schema_invalid_file_exits_1_with_lc001(tmp_path, capsys):
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps({"name": "x"}))
+    assert main(["contract", "lint", str(path)]) == 1
+    assert "LC001" in capsys.readouterr().out
+
+
+def test_lint_of_an_unreadable_file_exits_1_naming_it(tmp_path, capsys):
+    missing = tmp_path / "missing.json"
+    assert main(["contract", "lint", str(missing)]) == 1
+    assert str(missing) in capsys.readouterr().out
+
+
+def test_lint_of_an_unknown_rule_id_is_bad_usage(capsys):
+    assert main(["contract", "lint", "--ignore", "LC999", str(CLEAN)]) == 2
+    assert "LC999" in capsys.readouterr().err
+
+
+def test_the_template_fails_lint_until_filled_in(tmp_path, capsys):
+    path = tmp_path / "draft.yaml"
+    assert main(["contract", "new", "Nightly docs check", "-o", str(path)]) == 0
+    assert main(["contract", "lint", str(path)]) == 1
+    assert "LC004" in capsys.readouterr().out
+
+
+def test_new_prints_a_template_that_loads(tmp_path, capsys):
+    assert main(["contract", "new", "Weekly audit"]) == 0
+    path = tmp_path / "printed.json"
+    path.write_text(capsys.readouterr().out)
+    assert LoopContract.load(path).name == "Weekly audit"
+
+
+def test_new_refuses_to_overwrite_a_file(capsys):
+    assert main(["contract", "new", "x", "-o", str(CLEAN)]) == 2
+    assert "already exists" in capsys.readouterr().err
+
+
+def test_simulate_prints_the_trace_and_the_owner(capsys):
+    assert main(["contract", "simulate", str(CLEAN), "--scenario", "missing-authority"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("missing-authority on Translation catalog sync loop: escalate")
+    assert "destination: Localization owner via an issue in the i18n queue" in out
+
+
+def test_simulate_all_runs_every_injection_as_json(capsys):
+    assert main(["contract", "simulate", str(CLEAN), "--scenario", "all", "--format", "json"]) == 0
+    runs = json.loads(capsys.readouterr().out)
+    assert [run["scenario"]["name"] for run in runs] == list(FAILURE_INJECTIONS)
+
+
+def test_simulate_an_unknown_scenario_is_bad_usage(capsys):
+    assert main(["contract", "simulate", str(CLEAN), "--scenario", "meteor"]) == 2
+    assert "unknown scenario `meteor`" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("name", "start"), [("packet.html", "<!DOCTYPE html>"), ("packet.md", "# Loop contract review")])
+def test_packet_writes_html_or_markdown_by_suffix(tmp_path, capsys, name, start):
+    output = tmp_path / "out" / name
+    assert main(["contract", "packet", str(CLEAN), "-o", str(output)]) == 0
+    assert output.read_text().startswith(start)
+    assert f"wrote {output}" in capsys.readouterr().out

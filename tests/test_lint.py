@@ -1,0 +1,223 @@
+"""The contract linter: each rule fires on a contract that breaks it and stays silent on a near
+miss, the shared examples get exactly the advisory findings snapshotted here, and ``ignore``
+switches rules off per contract."""
+
+from __future__ import annotations
+
+import pytest
+from loop_contract_samples import CLEAN, DELETE, edit, shared_examples
+
+from alp_nb.loops import LoopContract, LoopContractError
+from alp_nb.loops.lint import Finding, Findings, lint_contract
+from alp_nb.loops.lint_rules import LINT_RULES
+
+GOAL = {"trigger.type": "goal", "trigger.cadence_or_event": "until the advisory is closed"}
+
+# rule id → (edits that make it fire, edits of a near miss that must not), both applied to CLEAN
+CASES: dict[str, tuple[dict, dict]] = {
+    "LC001": ({"exit.stop_without_success": DELETE}, {"exit.stop_without_success": "blocked"}),
+    "LC002": ({"budget.max_retries": 2.0}, {"budget.max_retries": 2}),
+    "LC003": ({"objective": "TBD"}, {"objective": "Triage TBD-labelled issues into owners weekly."}),
+    "LC004": ({"objective": "TODO: decide"}, {"objective": "Resolve TODO: comments older than 90 days."}),
+    "LC010": ({"workspace.disallowed_actions": ["force push", " Edit requirements  files."]},
+              {"workspace.disallowed_actions": ["force push", "edit application files"]}),
+    "LC011": ({"workspace.allowed_actions": []}, {"workspace.allowed_actions": ["run the test suite"]}),
+    "LC012": ({"workspace.disallowed_actions": []}, {"workspace.disallowed_actions": ["force push"]}),
+    "LC013": ({"exit.stop_without_success": "the pull request is open and its checks pass"},
+              {"exit.stop_without_success": "the pull request is open but its checks fail twice"}),
+    "LC014": ({"escalation.destination": "The team"}, {"escalation.destination": "#deps-security"}),
+    "LC015": ({"agents[1].role": "implementer"}, {"agents[1].role": "Second implementer"}),
+    "LC016": ({"verification.gates": ["the full test suite passes", "The full test suite passes."]},
+              {"verification.gates": ["the full test suite passes", "the lint suite passes"]}),
+    "LC017": ({"context.required_files": [], "context.runtime_sources": []}, {"context.required_files": []}),
+    "LC018": ({"budget.max_retries": 6}, {"budget.max_retries": 5, "budget.max_runtime_minutes": 480}),
+    "LC100": ({"trigger.cadence_or_event": "at 02:00 UTC"}, {"trigger.cadence_or_event": "0 2 * * 1-5"}),
+    "LC101": ({**GOAL, "exit.success": "Dashboard latency stays green."},
+              {**GOAL, "exit.success": "The full test suite passes on the bump."}),
+    "LC102": ({"workspace.isolation": "On the shared build server"},
+              {"workspace.isolation": "A throwaway container on the build server"}),
+    "LC103": ({"agents[1]": {"role": "Reporter", "responsibility": "Summarise the bump."}},
+              {"agents[1]": {"role": "Reporter", "responsibility": "Summarise the bump."},
+               "workspace.isolation": "Read-only replica"}),
+    "LC104": ({"workspace.allowed_actions": ["edit requirements files", "deploy to staging"]},
+              {"workspace.allowed_actions": ["edit requirements files", "run against non-production data"]}),
+    "LC105": ({"verification.gates": ["the full test suite passes", "the agent confirms the bump looks good"]},
+              {"verification.gates": ["the full test suite passes", "p95 latency stays within the threshold"]}),
+    "LC106": ({"verification.receipts": ["test log"]}, {"verification.receipts": ["test log", "PR link"]}),
+    "LC107": ({"state.update_rule": "Write the advisory id and PR number to the ledger."},
+              {"state.update_rule": "Write the advisory id and PR number to the ledger per attempt."}),
+    "LC108": ({"state.artifacts": ["the chat conversation"]},
+              {"state.artifacts": ["the chat conversation", "ledger file"]}),
+    "LC109": ({"escalation.conditions": ["a major version bump is needed"],
+               "exit.stop_without_success": "The bump needs a major version."},
+              {"escalation.conditions": ["a major version bump is needed"],
+               "exit.stop_without_success": "The bump needs a major version or the same failure repeats."}),
+    "LC110": ({"intake.selection_rule": "Take the highest-severity advisory.",
+               "state.update_rule": "Write the PR number after every attempt."},
+              {"intake.selection_rule": "Take the highest-severity advisory, skipping ones handled before.",
+               "state.update_rule": "Write the PR number after every attempt."}),
+    "LC111": ({"verification.gates": ["pip-audit no longer reports the advisory"]},
+              {"verification.gates": ["pip-audit no longer reports the advisory"],
+               "workspace.allowed_actions": ["read the advisory feed", "open a pull request"]}),
+    "LC112": ({"state.artifacts": ["progress notes"], "state.update_rule": "Write progress notes after every attempt."},
+              {"state.artifacts": ["progress notes with the PR url"],
+               "state.update_rule": "Write progress notes after every attempt."}),
+    "LC113": ({"objective": "Keep improving the repo."},
+              {"objective": "Improve the repo's test coverage from 70% to 80%."}),
+}
+
+
+# further ways to break a rule, beyond the first case of each
+MORE_CASES = [
+    ("LC003", {"context.required_files": ["-"]}),
+    ("LC014", {"escalation.destination": "Somebody senior"}),
+    ("LC018", {"budget.max_runtime_minutes": 481}),
+    ("LC104", {"workspace.allowed_actions": ["edit requirements files", "force-push the branch"]}),
+    ("LC105", {"verification.gates": ["the full test suite passes", "customers are happy"]}),
+]
+
+
+def fired(document) -> set[str]:
+    return {finding.rule for finding in lint_contract(document)}
+
+
+def test_every_rule_has_a_firing_case_and_a_near_miss():
+    assert set(CASES) == {rule.id for rule in LINT_RULES}
+
+
+def test_the_clean_contract_has_no_findings():
+    assert lint_contract(CLEAN) == ()
+    assert lint_contract(LoopContract.from_document(CLEAN)) == ()
+
+
+@pytest.mark.parametrize(("rule_id", "changes"), [(rule_id, CASES[rule_id][0]) for rule_id in sorted(CASES)] + MORE_CASES)
+def test_rule_fires_alone_on_the_contract_that_breaks_it(rule_id, changes):
+    assert fired(edit(CLEAN, changes)) == {rule_id}
+
+
+@pytest.mark.parametrize("rule_id", sorted(CASES))
+def test_rule_is_silent_on_the_near_miss(rule_id):
+    assert fired(edit(CLEAN, CASES[rule_id][1])) == set()
+
+
+@pytest.mark.parametrize("rule", LINT_RULES, ids=lambda rule: rule.id)
+def test_every_rule_has_an_id_severity_rationale_and_hint(rule):
+    assert rule.id.startswith("LC") and len(rule.id) == 5
+    assert rule.severity in ("error", "warning", "info")
+    for text in (rule.summary, rule.rationale, rule.hint):
+        assert text.strip() and "\n" not in text
+
+
+def test_severities_follow_the_reference():
+    severities = {rule.id: rule.severity for rule in LINT_RULES}
+    assert {rule for rule, severity in severities.items() if severity == "error"} == {
+        "LC001", "LC004", "LC010", "LC013"}
+    assert {rule for rule, severity in severities.items() if severity == "warning"} == {
+        "LC002", "LC003", "LC011", "LC012", "LC014", "LC015", "LC017", "LC100", "LC102", "LC103", "LC108"}
+
+
+def test_the_five_field_pairs_each_have_a_rule():
+    pairs = {rule.pair for rule in LINT_RULES if rule.pair}
+    assert pairs == {"trigger ↔ intake", "action ↔ verifier", "side effect ↔ checkpoint", "budget ↔ escalation",
+                     "success ↔ stop-without-success"}
+
+
+def test_a_finding_names_rule_severity_path_message_and_hint():
+    findings = lint_contract(edit(CLEAN, {"workspace.disallowed_actions": ["force push", "run the test suite"]}))
+    assert findings == (Finding(
+        rule="LC010", severity="error", path="workspace.disallowed_actions[1]",
+        message="'run the test suite' is also an allowed action", hint="Keep the action in one list only."),)
+    assert findings[0].part == "workspace"
+    assert findings.errors == findings
+
+
+def test_schema_violations_are_reported_per_path_and_stop_the_other_rules():
+    document = edit(CLEAN, {"objective": "TBD", "agents[0].role": "", "trigger.type": "cron"})
+    findings = lint_contract(document)
+    assert {finding.rule for finding in findings} == {"LC001"}
+    assert {finding.path for finding in findings} == {"agents[0].role", "trigger.type"}
+
+
+def test_a_fractional_budget_is_a_schema_violation_not_a_float_warning():
+    assert fired(edit(CLEAN, {"budget.max_retries": 2.5})) == {"LC001"}
+
+
+def test_document_rules_do_not_apply_to_a_model():
+    assert fired(LoopContract.from_document(edit(CLEAN, {"budget.max_retries": 2.0}))) == set()
+
+
+def test_findings_come_in_rule_order():
+    document = edit(CLEAN, {"objective": "Keep improving.", "workspace.allowed_actions": [],
+                            "exit.stop_without_success": "The pull request is open and its checks pass."})
+    assert [finding.rule for finding in lint_contract(document)] == ["LC011", "LC013", "LC113"]
+
+
+def test_ignore_switches_rules_off_for_one_contract():
+    document = edit(CLEAN, {"objective": "TBD", "verification.receipts": ["test log"]})
+    assert fired(document) == {"LC003", "LC106"}
+    assert {finding.rule for finding in lint_contract(document, ignore=["lc106"])} == {"LC003"}
+    assert lint_contract(document, ignore=("LC003", "LC106")) == ()
+
+
+def test_ignoring_an_unknown_rule_is_an_error_so_a_typo_silences_nothing():
+    with pytest.raises(LoopContractError) as raised:
+        lint_contract(CLEAN, ignore=["LC1066"])
+    assert raised.value.code == "UNKNOWN_LINT_RULE" and "LC1066" in raised.value.message
+
+
+def test_the_schema_check_cannot_be_ignored():
+    with pytest.raises(LoopContractError, match="LC001 cannot be ignored"):
+        lint_contract(CLEAN, ignore=["LC001"])
+
+
+def test_the_template_fails_lint_with_an_error_for_every_unanswered_text():
+    template = LoopContract.template("draft")
+    findings = lint_contract(template)
+    unanswered = {finding.path for finding in findings if finding.rule == "LC004"}
+    texts = {"objective", "trigger.cadence_or_event", "intake.selection_rule", "workspace.isolation",
+             "state.update_rule", "escalation.destination", "exit.success", "exit.stop_without_success"}
+    assert texts <= unanswered
+    assert all(finding.severity == "error" for finding in findings if finding.rule == "LC004")
+    assert len(findings.errors) >= 20
+
+
+def test_lint_returns_findings_that_render_as_a_table():
+    findings = lint_contract(edit(CLEAN, {"objective": "TBD"}))
+    assert isinstance(findings, Findings)
+    assert "<table>" in findings._repr_html_()
+
+
+# What each shared example gets: warnings and infos only, never an error. A change shows up here.
+EXAMPLE_FINDINGS = {
+    "ci-repair-loop.json": [
+        ("LC107", "info", "state.update_rule"),
+        ("LC109", "info", "escalation.conditions"),
+        ("LC110", "info", "intake.selection_rule"),
+    ],
+    "cost-control-loop.json": [
+        ("LC105", "info", "verification.gates[2]"),
+        ("LC105", "info", "verification.gates[3]"),
+        ("LC110", "info", "intake.selection_rule"),
+    ],
+    "dependency-triage-loop.json": [],
+    "docs-drift-loop.json": [
+        ("LC107", "info", "state.update_rule"),
+        ("LC109", "info", "escalation.conditions"),
+        ("LC110", "info", "intake.selection_rule"),
+    ],
+    "incident-response-loop.json": [
+        ("LC109", "info", "escalation.conditions"),
+        ("LC110", "info", "intake.selection_rule"),
+        ("LC111", "info", "workspace.allowed_actions[1]"),
+    ],
+    "pr-babysitter-loop.json": [],
+}
+
+
+def test_shared_examples_get_exactly_the_snapshotted_findings_and_no_error():
+    examples = shared_examples()
+    assert set(examples) == set(EXAMPLE_FINDINGS)
+    for name, document in examples.items():
+        findings = lint_contract(document)
+        assert [(finding.rule, finding.severity, finding.path) for finding in findings] == EXAMPLE_FINDINGS[name], name
+        assert not findings.errors

@@ -1,0 +1,73 @@
+"""The seed's closing question, as a property: whatever the actor, the crashes or the verifier do,
+every run reaches a finite terminal state with a receipt and, when it did not finish, a named owner."""
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from alp_nb.loops.contract import Budget, Escalation, LoopContract
+from alp_nb.loops.decision import TERMINAL_OUTCOMES, Evidence
+from alp_nb.loops.receipts import RECEIPT_TYPES
+from alp_nb.loops.simulator import Scenario, ScriptedAttempt, simulate
+
+texts = st.text(min_size=1, max_size=30).filter(str.strip)
+items = st.sampled_from(("item-1", "item-2", "item-3"))
+
+
+@st.composite
+def contracts(draw) -> LoopContract:
+    template = LoopContract.template(draw(texts))
+    return template.model_copy(update={
+        "budget": Budget(max_retries=draw(st.integers(0, 6)), max_runtime_minutes=draw(st.integers(1, 120))),
+        "escalation": Escalation(conditions=(draw(texts),), destination=draw(texts)),
+    })
+
+
+@st.composite
+def evidence(draw) -> Evidence:
+    proves_goal = draw(st.booleans())
+    needs_human = draw(st.sampled_from(("none", "authority", "ambiguous")))
+    actionable = draw(st.booleans())
+    summary = draw(st.one_of(texts, st.sampled_from(("FAILED at line 12", "FAILED at line 99", "timed out"))))
+    return Evidence(
+        summary=summary,
+        proves_goal=proves_goal,
+        artifact=draw(texts) if proves_goal else None,
+        requires_authority=needs_human == "authority",
+        is_ambiguous=needs_human == "ambiguous",
+        blocker=draw(texts) if needs_human != "none" else None,
+        verifier_broken=not proves_goal and draw(st.booleans()),
+        hypothesis=draw(texts) if actionable else None,
+        next_action=draw(texts) if actionable else None,
+    )
+
+
+@st.composite
+def attempts(draw) -> ScriptedAttempt:
+    observed = draw(evidence())
+    crash = None if observed.proves_goal else draw(st.sampled_from((None, "before-side-effect", "after-side-effect")))
+    side_effect = draw(st.sampled_from(("comment:1", "pr:1"))) if crash else draw(st.one_of(st.none(), texts))
+    return ScriptedAttempt(evidence=observed, minutes=draw(st.one_of(st.none(), st.integers(0, 40))),
+                           side_effect=side_effect, crash=crash)
+
+
+scenarios = st.builds(
+    Scenario,
+    name=texts, description=texts,
+    delivered=st.lists(items, max_size=3).map(tuple),
+    ledger=st.lists(items, max_size=2).map(tuple),
+    attempts=st.lists(attempts(), min_size=1, max_size=10).map(tuple),
+    expected=st.sampled_from(sorted(TERMINAL_OUTCOMES)),
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(contract=contracts(), scenario=scenarios)
+def test_every_run_ends_in_a_terminal_state_within_the_budget_with_a_receipt_and_an_owner(contract, scenario):
+    run = simulate(contract, scenario)
+    assert run.outcome in TERMINAL_OUTCOMES
+    assert all(step.decision == "retry-with-new-evidence" for step in run.steps[:-1])
+    assert run.attempts <= contract.budget.max_retries + 1
+    assert all(isinstance(step.receipt, RECEIPT_TYPES[step.decision]) for step in run.steps)
+    if run.outcome in ("escalate", "stop-with-receipt"):
+        assert run.owner == contract.escalation.destination
+    assert all(count == 1 for count in run.external_effects.values()), "an external effect was repeated"
