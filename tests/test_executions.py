@@ -335,6 +335,11 @@ IMPOSSIBLE_STATES = {
                                                         "repairAttempts": 1}},
     "unknown status": {"workflow": {"status": "paused"}},
     "negative attempts": {"workflow": {"repairAttempts": -1}},
+    "attempts written as text": {"status": "repairing",
+                                 "workflow": {"currentState": "REPORT", "status": "repairing", "repairAttempts": "1"}},
+    "attempts written as a boolean": {"status": "repairing",
+                                      "workflow": {"currentState": "REPORT", "status": "repairing",
+                                                   "repairAttempts": True}},
     "missing workflow": {"workflow": None},
 }
 

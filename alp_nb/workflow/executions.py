@@ -260,7 +260,7 @@ def _read_json(path: Path, execution_id: str) -> dict[str, Any]:
 
 def _parse_state(data: dict[str, Any], path: Path) -> StoredExecutionState:
     try:
-        return StoredExecutionState.model_validate(data)
+        return StoredExecutionState.model_validate(data, strict=True)  # "1" or true is not a count
     except ValidationError as error:
         raise WorkflowError(f"{path}: {'; '.join(validation_issues(error, 'state'))}") from None
 
