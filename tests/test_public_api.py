@@ -16,12 +16,18 @@ WORKFLOW_NAMES = (
     "WorkflowError", "MAX_OUTPUT_REPAIR_ATTEMPTS", "text_output", "define_output_contract", "effective_tools",
     "WorkflowSession", "ExecutionStore",
 )
+RUNTIME_NAMES = (
+    "WorkflowMeta", "validate_meta", "WorkflowInputError", "saved_workflow", "WorkflowRegistry", "list_workflows",
+    "run_workflow", "run_workflow_sync", "ExecutionContext", "AgentRunner", "MockAgentRunner", "RunnerOutput",
+    "RunStore", "WORKFLOW_TOOL",
+)
 LOOP_NAMES = (
     "LoopContract", "lint_contract", "Finding", "decide", "simulate", "FAILURE_INJECTIONS", "review_packet",
 )
 
 
-@pytest.mark.parametrize("names", [AGENT_NAMES, WORKFLOW_NAMES, LOOP_NAMES], ids=["agents", "workflow", "loops"])
+@pytest.mark.parametrize("names", [AGENT_NAMES, WORKFLOW_NAMES, RUNTIME_NAMES, LOOP_NAMES],
+                         ids=["agents", "workflow", "runtime", "loops"])
 def test_every_name_of_the_design_is_exported(names):
     missing = [name for name in names if not hasattr(alp_nb, name)]
     assert missing == []

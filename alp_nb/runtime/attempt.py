@@ -1,0 +1,231 @@
+"""One attempt of a run: the state every context of the attempt shares, and how a call is made.
+
+The hot path of ``agent()`` lives here: key lookup in the journal cache,
+cap and budget checks, the runner call (inline for non-blocking runners),
+schema validation with one retry, then the journal line, written before the
+call counts as done.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from alp_nb.agents.errors import AgentError
+from alp_nb.agents.output_contract import OutputContract
+
+from .errors import WorkflowInputError
+from .events import EventLog
+from .journal import CachedCall, JournalWriter
+from .keys import canonical_dumps
+from .runners import RunnerOutput
+from .snapshot import SNAPSHOT_LOG_LINES, PhaseProgress, Usage
+
+RETRY_REMINDER = "\n\nReturn valid JSON."
+DONE, CACHED, FAILED = 0, 1, 2
+
+
+class AttemptState:
+    """The journal cache and writer, usage, budget, cap, phases, logs and events of one attempt."""
+
+    def __init__(self, *, cache: dict[str, CachedCall], s16_keys: bool, writer: JournalWriter, events: EventLog,
+                 runner: Any, concurrency: int, agent_cap: int, budget_total: int | None, spent_before: int,
+                 phases: tuple[str, ...], on_phase: Callable[[], None]) -> None:
+        self.cache = cache
+        self.s16_keys = s16_keys
+        self.writer = writer
+        self.events = events
+        self.agent_cap = agent_cap
+        self.budget_total = budget_total
+        self.spent_before = spent_before
+        self.on_phase = on_phase
+        self.calls: set[str] = set()
+        self.agents = 0
+        self.tokens = 0
+        self.cached = 0
+        self.phases: dict[str, list[int]] = {title: [0, 0, 0] for title in phases}
+        self.announced: set[str] = set()
+        self.logs: deque[str] = deque(maxlen=SNAPSHOT_LOG_LINES)
+        self.contracts: dict[str, OutputContract] = {}
+        self._semaphore = asyncio.Semaphore(concurrency)
+        self._invoke = _invoker(runner)
+
+    @property
+    def usage(self) -> Usage:
+        return Usage(agents=self.agents, tokens=self.tokens)
+
+    @property
+    def spent(self) -> int:
+        return self.spent_before + self.tokens
+
+    def phase_progress(self) -> tuple[PhaseProgress, ...]:
+        return tuple(PhaseProgress(title=title, done=counts[DONE], cached=counts[CACHED], failed=counts[FAILED])
+                     for title, counts in self.phases.items())
+
+    def announce(self, title: str, workflow: str | None) -> None:
+        """A phase's first mention in this attempt is announced (event, snapshot); later ones only switch."""
+        if title in self.announced:
+            return
+        self.announced.add(title)
+        self.phases.setdefault(title, [0, 0, 0])
+        self.events.publish(_tagged({"type": "workflow_phase", "title": title}, workflow))
+        self.on_phase()
+
+    def log(self, message: str, workflow: str | None) -> None:
+        self.logs.append(message)
+        self.events.publish(_tagged({"type": "workflow_log", "message": message}, workflow))
+        self.events.flush()
+
+    def admit(self, key: str, label: str) -> None:
+        """Count a call not seen before in this run (the cap counts distinct calls: a repeated or cached call
+        is the same call); callers skip this for keys already in ``calls``."""
+        if len(self.calls) >= self.agent_cap:
+            raise WorkflowInputError(
+                "AGENT_CAP_REACHED",
+                f"agent cap of {self.agent_cap} distinct calls reached; `{label}` was not run "
+                "(resume with a higher agent_cap to go on)",
+            )
+        self.calls.add(key)
+
+    def check_budget(self, label: str, *, new_call: bool) -> None:
+        total = self.budget_total
+        if total is None:
+            return
+        spent = self.spent
+        if spent > total or (new_call and spent >= total):
+            raise WorkflowInputError(
+                "BUDGET_EXCEEDED", f"token budget of {total} is spent ({spent} tokens used); `{label}` was refused"
+            )
+
+    def count(self, phase: str | None, outcome: int) -> None:
+        if phase is not None:
+            counts = self.phases.get(phase)
+            if counts is None:
+                counts = self.phases[phase] = [0, 0, 0]
+            counts[outcome] += 1
+
+    def serve_cached(self, hit: CachedCall, key: str, label: str, phase: str | None, workflow: str | None) -> Any:
+        """A journaled call's value; its tokens are already in ``spent`` (counted from every attempt)."""
+        if self.budget_total is not None:
+            self.check_budget(label, new_call=False)
+        self.cached += 1
+        if phase is not None:
+            self.count(phase, CACHED)
+        self.events.agent_event("cached", key, label, phase, workflow)
+        return hit[0]
+
+    async def call(self, key: str, label: str, prompt: str, schema: Any, phase: str | None,
+                   workflow: str | None) -> Any:
+        """Run one new call; its journal line is written before it counts as done."""
+        self.check_budget(label, new_call=True)
+        events = self.events
+        events.agent_event("started", key, label, phase, workflow)
+        started = time.time()
+        tokens = 0
+        attempts = 1
+        self.agents += 1
+        try:
+            async with self._semaphore:
+                output = await self._invoke(prompt, schema, label)
+                tokens = self._charge(output, label)
+                value = output.value
+                if schema is not None:
+                    contract = self._contract(schema)
+                    verdict = contract.validate(value)
+                    if not verdict.ok:
+                        events.publish(_tagged({"type": "workflow_agent", "status": "retry", "key": key,
+                                                "label": label, "phase": phase, "issues": list(verdict.issues)},
+                                               workflow))
+                        attempts = 2
+                        output = await self._invoke(prompt + RETRY_REMINDER, schema, label)
+                        tokens += self._charge(output, label)
+                        value = output.value
+                        verdict = contract.validate(value)
+                        if not verdict.ok:
+                            raise WorkflowInputError(
+                                "INVALID_OUTPUT",
+                                f"agent `{label}` returned output that does not match its schema after one retry: "
+                                + "; ".join(verdict.issues),
+                            )
+            try:
+                self.writer.append({
+                    "key": key, "kind": "agent", "label": label, "phase": phase, "prompt": prompt,
+                    "schema": schema, "value": value, "tokens": tokens, "attempts": attempts,
+                    "started": started, "ended": time.time(),
+                })
+            except (TypeError, ValueError, RecursionError) as error:
+                raise WorkflowInputError("RUNNER_OUTPUT",
+                                         f"agent `{label}` returned a non-JSON value: {error}") from None
+        except BaseException as error:
+            self.count(phase, FAILED)
+            events.publish(_tagged({"type": "workflow_agent", "status": "failed", "key": key, "label": label,
+                                    "phase": phase, "error": _describe(error)}, workflow))
+            raise
+        self.count(phase, DONE)
+        events.agent_event("done", key, label, phase, workflow, tokens)
+        total = self.budget_total
+        if total is not None and self.spent > total:
+            raise WorkflowInputError(
+                "BUDGET_EXCEEDED",
+                f"`{label}` took the run over its token budget ({self.spent} of {total} tokens); "
+                "its result is journaled",
+            )
+        return value
+
+    def _charge(self, output: Any, label: str) -> int:
+        if type(output) is not RunnerOutput:
+            raise WorkflowInputError("RUNNER_OUTPUT", f"the runner answered `{label}` with "
+                                     f"{type(output).__name__}, expected RunnerOutput")
+        tokens = output.tokens
+        if type(tokens) is not int or tokens < 0:
+            raise WorkflowInputError("RUNNER_OUTPUT", f"the runner reported invalid tokens for `{label}`: {tokens!r}")
+        self.tokens += tokens
+        return tokens
+
+    def _contract(self, schema: Any) -> OutputContract:
+        text = canonical_dumps(schema)
+        contract = self.contracts.get(text)
+        if contract is None:
+            if not isinstance(schema, Mapping):
+                raise WorkflowInputError("INVALID_SCHEMA", "an agent() schema must be a JSON Schema object")
+            try:
+                contract = self.contracts[text] = OutputContract("agent-output", schema)
+            except AgentError as error:
+                raise WorkflowInputError("INVALID_SCHEMA", error.message) from None
+        return contract
+
+
+def _invoker(runner: Any) -> Callable[[str, Any, str], Any]:
+    """How to call this runner: awaited if async, inline if it says it never blocks, else in a thread."""
+    run = runner.run
+    if inspect.iscoroutinefunction(run):
+        return run
+    if getattr(runner, "blocking", True) is False:
+        async def inline(prompt: str, schema: Any, label: str) -> Any:
+            output = run(prompt, schema, label)
+            return await output if inspect.isawaitable(output) else output
+        return inline
+
+    async def threaded(prompt: str, schema: Any, label: str) -> Any:
+        output = await asyncio.to_thread(run, prompt, schema, label)
+        return await output if inspect.isawaitable(output) else output
+    return threaded
+
+
+def _tagged(event: dict[str, Any], workflow: str | None) -> dict[str, Any]:
+    """Events of a nested workflow name it."""
+    if workflow is not None:
+        event["workflow"] = workflow
+    return event
+
+
+def _describe(error: BaseException) -> str:
+    if isinstance(error, WorkflowInputError):
+        return error.message
+    if isinstance(error, asyncio.CancelledError):
+        return "cancelled"
+    return f"{type(error).__name__}: {error}"

@@ -1,0 +1,183 @@
+"""The primitives a saved workflow script gets: agent, parallel, pipeline, phase, log, workflow, budget, args.
+
+A script never reads files or runs commands itself; everything it learns
+comes through ``agent()`` calls, each journaled by content so that a resume
+re-runs the script and gets every unchanged call back from the journal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
+from types import CoroutineType
+from typing import TYPE_CHECKING, Any
+
+from alp_nb.agents.frozen import thaw
+
+from .attempt import AttemptState
+from .errors import WorkflowInputError
+from .keys import call_key, s16_call_key
+from .meta import validate_args
+
+if TYPE_CHECKING:
+    from .registry import WorkflowRegistry
+
+MAX_NESTING = 1
+
+
+class Budget:
+    """The run's token budget (``args["budget"]``): spent counts every attempt, cached calls included."""
+
+    __slots__ = ("_state",)
+
+    def __init__(self, state: AttemptState) -> None:
+        self._state = state
+
+    @property
+    def total(self) -> int | None:
+        return self._state.budget_total
+
+    @property
+    def spent(self) -> int:
+        return self._state.spent
+
+    @property
+    def remaining(self) -> int | None:
+        total = self._state.budget_total
+        return None if total is None else max(total - self._state.spent, 0)
+
+    def __repr__(self) -> str:
+        return f"Budget(total={self.total}, spent={self.spent}, remaining={self.remaining})"
+
+
+class ExecutionContext:
+    """What a workflow script is given as ``ctx``; one per (nested) workflow, all sharing one attempt."""
+
+    __slots__ = ("_depth", "_nested_name", "_phase", "_registry", "_state", "args", "budget", "run_id", "workflow_name")
+
+    def __init__(self, state: AttemptState, *, run_id: str, workflow_name: str, args: dict[str, Any],
+                 registry: WorkflowRegistry, depth: int = 0) -> None:
+        self._state = state
+        self._registry = registry
+        self._depth = depth
+        self._phase: str | None = None
+        self._nested_name = workflow_name if depth else None
+        self.args = args
+        self.budget = Budget(state)
+        self.run_id = run_id
+        self.workflow_name = workflow_name
+
+    @property
+    def current_phase(self) -> str | None:
+        return self._phase
+
+    async def agent(self, prompt: str, schema: Mapping[str, Any] | None = None, label: str | None = None,
+                    phase: str | None = None) -> Any:
+        """One agent call; with a schema the answer is validated (one retry with a reminder, then an error)."""
+        if type(prompt) is not str:
+            raise WorkflowInputError("INVALID_CALL", "agent() prompt must be a string")
+        if label is None:
+            label = prompt[:24] + "..."
+        elif type(label) is not str:
+            raise WorkflowInputError("INVALID_CALL", "agent() label must be a string")
+        if schema is not None and type(schema) is not dict:
+            schema = thaw(schema)
+        if phase is None:
+            phase = self._phase
+        state = self._state
+        try:
+            key = call_key("agent", label, prompt, schema)
+        except (TypeError, ValueError, RecursionError) as error:
+            raise WorkflowInputError("INVALID_CALL", f"agent `{label}` schema is not JSON: {error}") from None
+        hit = state.cache.get(key)
+        if hit is None and state.s16_keys:
+            hit = state.cache.get(s16_call_key("agent", label, prompt, schema))
+        if key not in state.calls:
+            state.admit(key, label)
+        if hit is not None:
+            return state.serve_cached(hit, key, label, phase, self._nested_name)
+        return await state.call(key, label, prompt, schema, phase, self._nested_name)
+
+    async def parallel(self, thunks: Iterable[Callable[[], Awaitable[Any]] | Awaitable[Any]]) -> list[Any]:
+        """Run every thunk at once and wait for all (a barrier). The first failure cancels the siblings still
+        pending (what already completed stays journaled) and is raised."""
+        loop = asyncio.get_running_loop()
+        tasks: list[asyncio.Future[Any]] = []
+        try:
+            for thunk in thunks:
+                tasks.append(loop.create_task(_coroutine(thunk)))
+        except BaseException:
+            await _cancel(tasks)
+            raise
+        return await _all_or_cancel(tasks)
+
+    async def pipeline(self, items: Iterable[Any], *stages: Callable[[Any, Any, int], Any]) -> list[Any]:
+        """Send each item through every stage on its own (no barrier between stages); a stage gets
+        ``(previous, item, index)``, the first one the item itself as ``previous``."""
+        if not stages:
+            raise WorkflowInputError("INVALID_CALL", "pipeline() needs at least one stage")
+
+        async def run_item(item: Any, index: int) -> Any:
+            value = item
+            for stage in stages:
+                value = stage(value, item, index)
+                if inspect.isawaitable(value):
+                    value = await value
+            return value
+
+        loop = asyncio.get_running_loop()
+        return await _all_or_cancel([loop.create_task(run_item(item, index)) for index, item in enumerate(items)])
+
+    def phase(self, title: str) -> None:
+        """Enter a phase: later calls count under it; its first entry in an attempt is announced."""
+        if not isinstance(title, str) or not title:
+            raise WorkflowInputError("INVALID_CALL", "phase() title must be a non-empty string")
+        self._phase = title
+        self._state.announce(title, self._nested_name)
+
+    def log(self, message: Any) -> None:
+        self._state.log(str(message), self._nested_name)
+
+    async def workflow(self, name: str, args: Mapping[str, Any] | None = None) -> Any:
+        """Run another saved workflow inside this run (one level deep): same journal, budget and cap."""
+        if self._depth >= MAX_NESTING:
+            raise WorkflowInputError(
+                "NESTING_TOO_DEEP", f"workflow() nests one level: `{self.workflow_name}` cannot start `{name}`"
+            )
+        saved = self._registry.get(name)
+        child = ExecutionContext(self._state, run_id=self.run_id, workflow_name=saved.meta.name,
+                                 args=validate_args(args, f"workflow `{name}` args"), registry=self._registry,
+                                 depth=self._depth + 1)
+        return await saved.fn(child, child.args)
+
+
+def _coroutine(thunk: Any) -> Coroutine[Any, Any, Any]:
+    """What a parallel() entry runs: ``thunk()`` (or the entry itself) as a coroutine."""
+    value = thunk() if callable(thunk) else thunk
+    if type(value) is CoroutineType:
+        return value
+    if inspect.isawaitable(value):
+        return _wait_for(value)
+    raise WorkflowInputError(
+        "INVALID_CALL", "parallel() takes callables that return awaitables, such as lambda: ctx.agent(...)"
+    )
+
+
+async def _wait_for(awaitable: Awaitable[Any]) -> Any:
+    return await awaitable
+
+
+async def _all_or_cancel(tasks: list[asyncio.Future[Any]]) -> list[Any]:
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        await _cancel(tasks)
+        raise
+
+
+async def _cancel(tasks: list[asyncio.Future[Any]]) -> None:
+    """Cancel what is still pending and wait until it has stopped, so nothing is journaled afterwards."""
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)

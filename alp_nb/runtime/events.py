@@ -1,0 +1,127 @@
+"""Live progress: every event goes to the run's subscribers as it happens and to ``<runId>.events.jsonl``.
+
+An event is a JSON-ready dict with ``type``, its fields and ``ts`` (seconds
+since the epoch):
+
+- ``async_launched`` {runId, taskId, workflowName, resumed, attempt}
+- ``task_started`` {runId, taskId, workflowName, attempt}
+- ``workflow_phase`` {title}
+- ``workflow_agent`` {status: started|done|cached|retry|failed, key, label, phase; ``tokens`` when done;
+  ``issues`` on retry; ``error`` when failed}
+- ``workflow_log`` {message}
+- ``task_notification`` {runId, status, agents, tokens, cumulativeAgents, cumulativeTokens, outputFile, error}
+  — always the last event of a ``run_workflow`` call, even one refused before launch (then runId is null).
+
+Events of a nested ``workflow()`` carry ``workflow`` (its name); it has no task events of its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+import warnings
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from .jsonline import line_encoder
+
+Event = dict[str, Any]
+Subscriber = Callable[[Event], Any]
+
+
+_encode = line_encoder(default=str)
+_string = json.encoder.encode_basestring
+
+
+def _private(path: str, flags: int) -> int:
+    return os.open(path, flags, 0o600)
+
+
+class EventLog:
+    """Fans events out to subscribers and appends them, buffered, to the events file (if any)."""
+
+    def __init__(self, subscribers: Iterable[Subscriber], path: Path | None = None) -> None:
+        self._subscribers = list(subscribers)
+        self._file = None
+        if path is not None:  # open for the whole attempt, closed by close()
+            self._file = open(path, "a", encoding="utf-8", errors="backslashreplace",  # noqa: SIM115
+                              buffering=1 << 16, opener=_private)
+
+    def emit(self, event_type: str, **fields: Any) -> Event:
+        return self.publish({"type": event_type, **fields})
+
+    def publish(self, event: Event) -> Event:
+        """Stamp ``ts`` on an event built by the caller, append it to the file, hand it to every subscriber."""
+        event["ts"] = time.time()
+        if self._file is not None:
+            self._file.write(_encode(event) + "\n")
+        if self._subscribers:
+            self._notify(event)
+        return event
+
+    def _notify(self, event: Event) -> None:
+        for subscriber in tuple(self._subscribers):
+            try:
+                subscriber(event)
+            except Exception as error:  # noqa: BLE001 (a broken viewer must never break the run)
+                self._subscribers.remove(subscriber)
+                warnings.warn(f"event subscriber {subscriber!r} raised {error!r}; unsubscribed", RuntimeWarning,
+                              stacklevel=3)
+
+    def agent_event(self, status: str, key: str, label: str, phase: str | None, workflow: str | None,
+                    tokens: int | None = None) -> None:
+        """The per-call ``workflow_agent`` event (started, done, cached): the same JSON ``publish`` would write,
+        formatted directly because it is the one event every call sends."""
+        ts = time.time()
+        if self._file is not None:
+            phase_text = "null" if phase is None else _string(phase)
+            tokens_text = "" if tokens is None else f', "tokens": {tokens:d}'
+            workflow_text = "" if workflow is None else f', "workflow": {_string(workflow)}'
+            self._file.write(f'{{"type": "workflow_agent", "status": "{status}", "key": "{key}", '
+                             f'"label": {_string(label)}, "phase": {phase_text}{tokens_text}{workflow_text}, '
+                             f'"ts": {ts!r}}}\n')
+        if self._subscribers:
+            event = {"type": "workflow_agent", "status": status, "key": key, "label": label, "phase": phase}
+            if tokens is not None:
+                event["tokens"] = tokens
+            if workflow is not None:
+                event["workflow"] = workflow
+            event["ts"] = ts
+            self._notify(event)
+
+    def flush(self) -> None:
+        if self._file is not None:
+            self._file.flush()
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+class EventStream:
+    """A subscriber to ``async for`` over; the iteration ends after the run's ``task_notification``.
+
+    ``stream = EventStream(); task = asyncio.create_task(run_workflow(..., on_event=stream))``,
+    then ``async for event in stream: ...`` and ``await task``.
+    """
+
+    def __init__(self) -> None:
+        self._queue: asyncio.Queue[Event] = asyncio.Queue()
+        self._finished = False
+
+    def __call__(self, event: Event) -> None:
+        self._queue.put_nowait(event)
+
+    def __aiter__(self) -> EventStream:
+        return self
+
+    async def __anext__(self) -> Event:
+        if self._finished:
+            raise StopAsyncIteration
+        event = await self._queue.get()
+        self._finished = event["type"] == "task_notification"
+        return event

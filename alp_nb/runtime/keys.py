@@ -1,0 +1,51 @@
+"""Content-addressed call keys and run ids: the names a run's files and journal lines go by.
+
+A call key hashes what the call *is* (kind, label, prompt, schema), never
+when it finished, so a resumed script finds each call whatever order its
+``parallel`` and ``pipeline`` branches start in.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import secrets
+from typing import Any
+
+from .errors import WorkflowInputError
+from .jsonline import line_encoder
+
+RUN_ID_RE = re.compile(r"wf_[A-Za-z0-9][A-Za-z0-9._-]{0,63}_[0-9a-f]{16}")
+S16_KEY_RE = re.compile(r"agent-[0-9]{10}")
+
+canonical_dumps = line_encoder(sort_keys=True, compact=True, allow_nan=False)
+_sha256 = hashlib.sha256
+
+
+def call_key(kind: str, label: str, prompt: str, schema: Any) -> str:
+    """``agent-`` + 32 hex of SHA-256 over the canonical JSON of the call."""
+    return f"{kind}-{_sha256(canonical_dumps([kind, label, prompt, schema]).encode()).hexdigest()[:32]}"
+
+
+def s16_call_key(kind: str, label: str, prompt: str, schema: Any) -> str:
+    """The reference implementation's 10-digit key, to find calls in journals it wrote."""
+    basis = f"{kind}|{label}|{prompt}|{json.dumps(schema, sort_keys=True)}"
+    return f"{kind}-{int(_sha256(basis.encode()).hexdigest(), 16) % 10**10:010d}"
+
+
+def default_label(prompt: str) -> str:
+    """s16's label for a call given none: the prompt's first 24 characters and an ellipsis."""
+    return prompt[:24] + "..."
+
+
+def new_run_id(workflow_name: str) -> str:
+    return f"wf_{workflow_name}_{secrets.token_hex(8)}"
+
+
+def validate_run_id(run_id: Any) -> str:
+    """The run id itself, checked before it becomes part of any path (no ``..``, no slashes)."""
+    if not isinstance(run_id, str) or not RUN_ID_RE.fullmatch(run_id):
+        shown = run_id if isinstance(run_id, str) and len(run_id) <= 120 else type(run_id).__name__
+        raise WorkflowInputError("INVALID_RUN_ID", f"invalid run id `{shown}`: expected wf_<workflow name>_<16 hex>")
+    return run_id

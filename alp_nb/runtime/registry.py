@@ -1,0 +1,95 @@
+"""The host's registry of trusted workflow scripts: a model names one, it never sends code."""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import WorkflowInputError
+from .meta import WorkflowMeta, validate_meta
+from .sample import SAMPLE_META, review_changes
+
+WorkflowScript = Callable[[Any, dict[str, Any]], Awaitable[Any]]
+
+
+@dataclass(frozen=True)
+class SavedWorkflow:
+    """A registered script with its checked metadata and the digest of its source (kept per run attempt)."""
+
+    meta: WorkflowMeta
+    fn: WorkflowScript
+    digest: str
+
+
+class WorkflowRegistry:
+    """Saved workflows by name. Registering again under a name is refused unless it is the same function
+    (same module and qualified name), so a re-run notebook cell replaces its own workflow."""
+
+    def __init__(self) -> None:
+        self._saved: dict[str, SavedWorkflow] = {}
+
+    def register(self, meta: WorkflowMeta | Mapping[str, Any], fn: WorkflowScript) -> SavedWorkflow:
+        meta = validate_meta(meta)
+        if not inspect.iscoroutinefunction(fn):
+            raise WorkflowInputError("INVALID_META", f"workflow `{meta.name}` must be an async function (ctx, args)")
+        known = self._saved.get(meta.name)
+        if known is not None and _identity(known.fn) != _identity(fn):
+            raise WorkflowInputError("DUPLICATE_WORKFLOW", f"workflow `{meta.name}` is already registered")
+        saved = self._saved[meta.name] = SavedWorkflow(meta, fn, script_digest(fn))
+        return saved
+
+    def get(self, name: str) -> SavedWorkflow:
+        saved = self._saved.get(name) if isinstance(name, str) else None
+        if saved is None:
+            known = ", ".join(sorted(self._saved)) or "none"
+            raise WorkflowInputError("UNKNOWN_WORKFLOW", f"unknown workflow `{name}` (saved: {known})")
+        return saved
+
+    def list(self) -> tuple[WorkflowMeta, ...]:
+        """Metadata of every saved workflow, by name."""
+        return tuple(self._saved[name].meta for name in sorted(self._saved))
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._saved
+
+    def __iter__(self) -> Iterator[SavedWorkflow]:
+        return iter([self._saved[name] for name in sorted(self._saved)])
+
+    def __len__(self) -> int:
+        return len(self._saved)
+
+
+def script_digest(fn: Callable[..., Any]) -> str:
+    """SHA-256 of the script's source (its bytecode when the source is not available)."""
+    try:
+        basis = inspect.getsource(fn).encode()
+    except (OSError, TypeError):
+        basis = fn.__code__.co_code
+    return hashlib.sha256(basis).hexdigest()
+
+
+def _identity(fn: Callable[..., Any]) -> tuple[str, str]:
+    return getattr(fn, "__module__", ""), getattr(fn, "__qualname__", "")
+
+
+DEFAULT_REGISTRY = WorkflowRegistry()
+DEFAULT_REGISTRY.register(SAMPLE_META, review_changes)
+
+
+def saved_workflow(*, name: str, description: str, phases: Sequence[str] = (),
+                   registry: WorkflowRegistry | None = None) -> Callable[[WorkflowScript], WorkflowScript]:
+    """Register the decorated ``async def script(ctx, args)``; ``registry=None`` means the default one."""
+    target = DEFAULT_REGISTRY if registry is None else registry
+
+    def register(fn: WorkflowScript) -> WorkflowScript:
+        target.register({"name": name, "description": description, "phases": phases}, fn)
+        return fn
+
+    return register
+
+
+def list_workflows(registry: WorkflowRegistry | None = None) -> tuple[WorkflowMeta, ...]:
+    return (DEFAULT_REGISTRY if registry is None else registry).list()

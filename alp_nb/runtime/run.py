@@ -1,0 +1,290 @@
+"""Launching and resuming runs: ``run_workflow`` (async) and ``run_workflow_sync`` (scripts and notebooks).
+
+A launch checks everything first (workflow, metadata, args, run id, lock,
+journal) and writes nothing until every check passed. Then: ``last_run``
+pointer, snapshot (``running``), events, the script, and at the end the
+output, the final snapshot and ``task_notification``. Script failures end
+the run as ``failed`` and are reported in the returned run; refusals before
+launch raise WorkflowInputError.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from alp_nb.agents.frozen import FrozenModel, thaw
+
+from .attempt import AttemptState, _describe
+from .context import ExecutionContext
+from .errors import WorkflowInputError
+from .events import EventLog, Subscriber
+from .journal import JournalRead, JournalWriter, read_journal
+from .keys import validate_run_id
+from .meta import validate_args
+from .registry import DEFAULT_REGISTRY, SavedWorkflow, WorkflowRegistry
+from .runners import MockAgentRunner
+from .snapshot import Attempt, RunSnapshot, Usage, UsageReport
+from .store import RunLock, RunStore
+
+Durability = Literal["flush", "fsync"]
+
+
+class LaunchEnvelope(FrozenModel):
+    """What a launch reports first (s16's ``async_launched``): ids and where the output will be."""
+
+    run_id: str
+    task_id: str
+    workflow_name: str
+    attempt: int
+    resumed: bool
+    output_file: str
+
+
+@dataclass(frozen=True)
+class WorkflowRun:
+    """A finished call of ``run_workflow``: the launch envelope, the script's result and the task snapshot."""
+
+    launched: LaunchEnvelope
+    result: Any
+    task: RunSnapshot
+
+    @property
+    def run_id(self) -> str:
+        return self.launched.run_id
+
+    @property
+    def status(self) -> str:
+        return self.task.status
+
+    @property
+    def error(self) -> str | None:
+        return self.task.error
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON-safe form the Workflow tool returns: ``{launched, result, task}``."""
+        return {"launched": self.launched.model_dump(mode="json", by_alias=True), "result": self.result,
+                "task": self.task.to_json()}
+
+
+async def run_workflow(name: str, args: Mapping[str, Any] | None = None, resume_from_run_id: str | None = None, *,
+                       store: RunStore | str | os.PathLike[str] | None = None, runner: Any = None,
+                       registry: WorkflowRegistry | None = None, agent_cap: int = 1000, concurrency: int = 8,
+                       durability: Durability = "flush",
+                       on_event: Subscriber | Iterable[Subscriber] | None = None) -> WorkflowRun:
+    """Run a saved workflow, or resume ``resume_from_run_id`` (same workflow; args default to the saved ones).
+
+    ``store``: a RunStore or folder (default ``./.alp-runs``); ``runner``: an AgentRunner (default
+    MockAgentRunner); ``durability="fsync"`` syncs every journal line; ``on_event``: callables (or an
+    EventStream) given each event as it happens.
+    """
+    subscribers = _subscribers(on_event)
+    try:
+        launch = _Launch.prepare(name, args, resume_from_run_id, store=store, runner=runner, registry=registry,
+                                 agent_cap=agent_cap, concurrency=concurrency, durability=durability)
+    except WorkflowInputError as error:
+        refused = {"type": "task_notification", "runId": None, "status": "failed", "error": error.message,
+                   "code": error.code}
+        for subscriber in subscribers:
+            subscriber(refused)
+        raise
+    return await launch.execute(subscribers)
+
+
+def run_workflow_sync(*args: Any, **kwargs: Any) -> WorkflowRun:
+    """``run_workflow`` from synchronous code: a plain script, or a notebook cell whose kernel loop is running
+    (the loop is made re-entrant with nest-asyncio)."""
+    coroutine = run_workflow(*args, **kwargs)
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    import nest_asyncio
+
+    nest_asyncio.apply(loop)
+    return loop.run_until_complete(coroutine)
+
+
+async def resume_workflow(run_id: str | None = None, *, store: RunStore | str | os.PathLike[str] | None = None,
+                          **options: Any) -> WorkflowRun:
+    """Resume a stored run (default: the store's last run) under its saved workflow name and args."""
+    store = _store(store)
+    run_id = store.last_run() if run_id is None else run_id
+    if run_id is None:
+        raise WorkflowInputError("RUN_NOT_FOUND", f"no run to resume in {store.root}")
+    snapshot = store.read_snapshot(run_id)
+    return await run_workflow(snapshot.workflow_name, None, run_id, store=store, **options)
+
+
+class _Launch:
+    """A run that passed every check and holds its lock; ``execute`` runs it to its end."""
+
+    def __init__(self, *, saved: SavedWorkflow, store: RunStore, run_id: str, args: dict[str, Any],
+                 previous: tuple[Attempt, ...], resumed: bool, journal: JournalRead, lock: RunLock, runner: Any,
+                 registry: WorkflowRegistry, agent_cap: int, concurrency: int, durability: Durability) -> None:
+        self.saved, self.store, self.run_id, self.args = saved, store, run_id, args
+        self.previous, self.journal, self.lock, self.runner = previous, journal, lock, runner
+        self.registry, self.agent_cap, self.concurrency, self.durability = registry, agent_cap, concurrency, durability
+        self.resumed = resumed
+        self.fsync = durability == "fsync"
+        self.attempt = Attempt(number=len(previous) + 1, status="running", started_at=_now(), pid=os.getpid(),
+                               script_digest=saved.digest, first_seq=journal.next_seq)
+
+    @classmethod
+    def prepare(cls, name: str, args: Any, resume_from_run_id: str | None, *, store: Any, runner: Any,
+                registry: WorkflowRegistry | None, agent_cap: int, concurrency: int,
+                durability: str) -> _Launch:
+        _check_options(agent_cap, concurrency, durability)
+        registry = DEFAULT_REGISTRY if registry is None else registry
+        saved = registry.get(name)
+        runner = MockAgentRunner() if runner is None else runner
+        if not callable(getattr(runner, "run", None)):
+            raise WorkflowInputError("INVALID_OPTION", "runner must have a run(prompt, schema, label) method")
+        store = _store(store)
+        options = {"runner": runner, "registry": registry, "agent_cap": agent_cap, "concurrency": concurrency,
+                   "durability": durability}
+        if resume_from_run_id is None:
+            args = validate_args(args)
+            run_id = store.reserve(saved.meta.name)
+            return cls(saved=saved, store=store, run_id=run_id, args=args, previous=(), resumed=False,
+                       journal=JournalRead(), lock=store.acquire(run_id), **options)
+        run_id = validate_run_id(resume_from_run_id)
+        if not store.paths(run_id).snapshot.exists():  # refused before a lock file is created
+            raise WorkflowInputError("RUN_NOT_FOUND", f"no run `{run_id}` in {store.root}")
+        lock = store.acquire(run_id)
+        try:
+            snapshot = store.read_snapshot(run_id)
+            if snapshot.workflow_name != saved.meta.name:
+                raise WorkflowInputError("WORKFLOW_MISMATCH", f"run `{run_id}` belongs to workflow "
+                                         f"`{snapshot.workflow_name}`, not `{saved.meta.name}`")
+            saved_args = thaw(snapshot.args) or {}
+            if args is not None and validate_args(args) != saved_args:
+                raise WorkflowInputError("ARGS_MISMATCH", f"args differ from the args run `{run_id}` was launched "
+                                         "with; omit args to reuse them")
+            journal = read_journal(store.paths(run_id).journal)
+            previous = _settled_attempts(snapshot.attempts, journal)
+        except BaseException:
+            lock.release()
+            raise
+        return cls(saved=saved, store=store, run_id=run_id, args=saved_args, previous=previous, resumed=True,
+                   journal=journal, lock=lock, **options)
+
+    async def execute(self, subscribers: list[Subscriber]) -> WorkflowRun:
+        store, run_id, paths = self.store, self.run_id, self.store.paths(self.run_id)
+        resumed = self.resumed
+        try:
+            if store.last_run() != run_id:
+                store.set_last_run(run_id, fsync=self.fsync)
+            paths.output.unlink(missing_ok=True)  # a previous attempt's output is stale until this one ends
+            writer = JournalWriter(paths.journal, fsync=self.fsync,
+                                   truncate_to=self.journal.good_bytes if resumed else 0,
+                                   needs_newline=self.journal.needs_newline, next_seq=self.journal.next_seq)
+            events = EventLog(subscribers, paths.events)
+            self.state = AttemptState(
+                cache=self.journal.calls, s16_keys=self.journal.has_s16_keys, writer=writer, events=events,
+                runner=self.runner, concurrency=self.concurrency, agent_cap=self.agent_cap,
+                budget_total=self.args.get("budget"), spent_before=self._previous_usage().tokens,
+                phases=self.saved.meta.phases, on_phase=lambda: (events.flush(), self._persist("running")),
+            )
+            self._persist("running")
+            launched = LaunchEnvelope(run_id=run_id, task_id=_task_id(run_id), workflow_name=self.saved.meta.name,
+                                      attempt=self.attempt.number, resumed=resumed, output_file=str(paths.output))
+            ids = {"runId": run_id, "taskId": launched.task_id, "workflowName": launched.workflow_name,
+                   "attempt": launched.attempt}
+            events.emit("async_launched", resumed=resumed, **ids)
+            events.emit("task_started", **ids)
+            result, status, error = await self._run_script()
+            writer.close()
+            store.write_output(run_id, result if status == "completed" else {"error": error}, fsync=self.fsync)
+            task = self._persist(status, error)
+            usage, cumulative = task.usage.attempt, task.usage.cumulative
+            events.emit("task_notification", runId=run_id, status=status, agents=usage.agents, tokens=usage.tokens,
+                        cumulativeAgents=cumulative.agents, cumulativeTokens=cumulative.tokens,
+                        outputFile=str(paths.output), error=error)
+            events.close()
+            if status == "cancelled":
+                raise asyncio.CancelledError
+            return WorkflowRun(launched, result if status == "completed" else None, task)
+        finally:
+            self.lock.release()
+
+    async def _run_script(self) -> tuple[Any, str, str | None]:
+        ctx = ExecutionContext(self.state, run_id=self.run_id, workflow_name=self.saved.meta.name,
+                               args=json.loads(json.dumps(self.args)), registry=self.registry)
+        try:
+            result = await self.saved.fn(ctx, ctx.args)
+        except asyncio.CancelledError:
+            return None, "cancelled", "cancelled"
+        except Exception as error:  # noqa: BLE001 (any script failure ends the run as failed, reported)
+            return None, "failed", _describe(error)
+        try:
+            json.dumps(result, allow_nan=False)
+        except (TypeError, ValueError) as error:
+            return None, "failed", f"the workflow result is not JSON: {error}"
+        return result, "completed", None
+
+    def _previous_usage(self) -> Usage:
+        return sum((attempt.usage for attempt in self.previous), Usage())
+
+    def _persist(self, status: str, error: str | None = None) -> RunSnapshot:
+        state = self.state
+        ended = None if status == "running" else _now()
+        attempt = self.attempt.model_copy(update={"status": status, "ended_at": ended, "usage": state.usage,
+                                                  "cached": state.cached})
+        snapshot = RunSnapshot(
+            run_id=self.run_id, task_id=_task_id(self.run_id), workflow_name=self.saved.meta.name, args=self.args,
+            script_digest=self.saved.digest, status=status,
+            usage=UsageReport(attempt=state.usage, cumulative=self._previous_usage() + state.usage),
+            attempts=(*self.previous, attempt), pid=os.getpid(), phases=state.phase_progress(),
+            logs=tuple(state.logs), error=error, updated_at=_now(),
+        )
+        self.store.write_snapshot(snapshot, fsync=self.fsync)
+        return snapshot
+
+
+def _settled_attempts(attempts: tuple[Attempt, ...], journal: JournalRead) -> tuple[Attempt, ...]:
+    """The history before this resume. An attempt still marked running died (we hold its lock): it is
+    ``interrupted``, and its usage is what it journaled from its first seq on."""
+    if not attempts or attempts[-1].status != "running":
+        return attempts
+    last = attempts[-1]
+    tokens = [tokens for _value, tokens, seq in journal.calls.values() if seq >= last.first_seq]
+    usage = Usage(agents=max(last.usage.agents, len(tokens)), tokens=max(last.usage.tokens, sum(tokens)))
+    return (*attempts[:-1], last.model_copy(update={"status": "interrupted", "usage": usage}))
+
+
+def _check_options(agent_cap: Any, concurrency: Any, durability: Any) -> None:
+    for field, value in (("agent_cap", agent_cap), ("concurrency", concurrency)):
+        if type(value) is not int or value < 1:
+            raise WorkflowInputError("INVALID_OPTION", f"{field} must be a positive integer")
+    if durability not in ("flush", "fsync"):
+        raise WorkflowInputError("INVALID_OPTION", "durability must be `flush` or `fsync`")
+
+
+def _store(store: Any) -> RunStore:
+    return store if isinstance(store, RunStore) else RunStore(store)
+
+
+def _subscribers(on_event: Any) -> list[Subscriber]:
+    if on_event is None:
+        return []
+    if callable(on_event):
+        return [on_event]
+    subscribers = list(on_event)
+    if not all(callable(subscriber) for subscriber in subscribers):
+        raise WorkflowInputError("INVALID_OPTION", "on_event must be a callable or a list of callables")
+    return subscribers
+
+
+def _task_id(run_id: str) -> str:
+    return f"local_workflow_{run_id}"
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+

@@ -1,0 +1,123 @@
+"""Agent runners: what actually answers an ``agent()`` call.
+
+A runner has ``run(prompt, schema, label) -> RunnerOutput``, sync or async.
+Async runners are awaited; sync ones run in a worker thread so they cannot
+stall the event loop, unless they declare ``blocking = False`` (as the mock
+does): then they are called inline, with no thread hop.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+
+@dataclass(frozen=True, slots=True)
+class RunnerOutput:
+    """One runner answer: the value (parsed JSON when a schema was given) and the tokens it cost."""
+
+    value: Any
+    tokens: int = 0
+
+
+@runtime_checkable
+class AgentRunner(Protocol):
+    """``run`` may be a plain or an ``async`` method; set ``blocking = False`` on a sync runner that never blocks."""
+
+    def run(self, prompt: str, schema: Mapping[str, Any] | None, label: str) -> Any: ...
+
+
+Response = Any | Callable[[str, Mapping[str, Any] | None, str], Any]
+
+
+class MockAgentRunner:
+    """A deterministic in-process runner: the same call always gets the same answer.
+
+    With a schema it builds a value that satisfies it (``const``, ``enum``,
+    ``required``, nested objects and arrays, numeric and length bounds); with
+    none it answers a short text. ``responses`` maps labels to fixed values or
+    to ``f(prompt, schema, label)``. ``calls`` lists the labels it was asked.
+    """
+
+    blocking = False
+
+    def __init__(self, responses: Mapping[str, Response] | None = None, tokens: int | None = None) -> None:
+        self.responses = dict(responses or {})
+        self.tokens = tokens
+        self.calls: list[str] = []
+
+    def run(self, prompt: str, schema: Mapping[str, Any] | None = None, label: str = "") -> RunnerOutput:
+        self.calls.append(label)
+        tokens = self.tokens if self.tokens is not None else 8 + len(prompt) // 4
+        if label in self.responses:
+            response = self.responses[label]
+            return RunnerOutput(response(prompt, schema, label) if callable(response) else response, tokens)
+        if schema is None:
+            return RunnerOutput(f"mock answer to {label}", tokens)
+        seed = int.from_bytes(hashlib.sha256(f"{label}\n{prompt}".encode()).digest()[:8], "big")
+        return RunnerOutput(mock_value(schema, random.Random(seed)), tokens)
+
+
+def mock_value(schema: Any, rng: random.Random, name: str = "value") -> Any:
+    """A value satisfying the common JSON Schema keywords, drawn from ``rng``."""
+    if not isinstance(schema, Mapping):
+        return None
+    if "const" in schema:
+        return schema["const"]
+    if schema.get("enum"):
+        return rng.choice(list(schema["enum"]))
+    for combinator in ("allOf", "anyOf", "oneOf"):
+        if schema.get(combinator):
+            return mock_value(schema[combinator][0], rng, name)
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((item for item in kind if item != "null"), "null")
+    if kind is None:
+        kind = "object" if "properties" in schema else "array" if "items" in schema else "string"
+    return _BUILDERS.get(kind, _string)(schema, rng, name)
+
+
+def _object(schema: Mapping[str, Any], rng: random.Random, name: str) -> dict[str, Any]:
+    properties = schema.get("properties") or {}
+    value = {key: mock_value(sub, rng, key) for key, sub in properties.items()}
+    for key in schema.get("required") or ():
+        value.setdefault(key, f"{key}-{rng.randrange(1000)}")
+    return value
+
+
+def _array(schema: Mapping[str, Any], rng: random.Random, name: str) -> list[Any]:
+    low = schema.get("minItems", 0)
+    count = max(low, min(schema.get("maxItems", 2), 1 + rng.randrange(2)))
+    singular = name.removesuffix("s")
+    return [mock_value(schema.get("items", {}), rng, singular) for _ in range(count)]
+
+
+def _string(schema: Mapping[str, Any], rng: random.Random, name: str) -> str:
+    text = f"{name}-{rng.randrange(10_000)}"
+    text = text.ljust(schema.get("minLength", 0), "x")
+    return text[: schema["maxLength"]] if "maxLength" in schema else text
+
+
+def _integer(schema: Mapping[str, Any], rng: random.Random, name: str) -> int:
+    low = math.ceil(schema.get("minimum", 0))
+    return rng.randint(low, math.floor(schema.get("maximum", low + 100)))
+
+
+def _number(schema: Mapping[str, Any], rng: random.Random, name: str) -> float:
+    low = schema.get("minimum", 0)
+    return round(rng.uniform(low, schema.get("maximum", low + 100)), 3)
+
+
+_BUILDERS: dict[str, Callable[[Mapping[str, Any], random.Random, str], Any]] = {
+    "object": _object,
+    "array": _array,
+    "string": _string,
+    "integer": _integer,
+    "number": _number,
+    "boolean": lambda schema, rng, name: rng.random() < 0.5,
+    "null": lambda schema, rng, name: None,
+}

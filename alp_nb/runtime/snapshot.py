@@ -1,0 +1,126 @@
+"""The run snapshot: what a run is and how far it got, rewritten atomically as it goes.
+
+Our snapshot keeps usage per attempt and cumulatively, the history of
+attempts, phases with call counts and the last log lines. An s16 snapshot
+(``task{status, usage, progress}``) is read into the same model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from alp_nb.agents.frozen import FrozenJson, FrozenModel, validation_issues
+
+from .errors import WorkflowInputError
+
+RunStatus = Literal["running", "completed", "failed", "cancelled", "interrupted"]
+SNAPSHOT_LOG_LINES = 50
+
+
+class Usage(FrozenModel):
+    """Agent calls that reached a runner, and the tokens they reported (retries included)."""
+
+    agents: int = 0
+    tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(agents=self.agents + other.agents, tokens=self.tokens + other.tokens)
+
+
+class UsageReport(FrozenModel):
+    attempt: Usage = Usage()
+    cumulative: Usage = Usage()
+
+
+class Attempt(FrozenModel):
+    """One launch or resume of a run. ``first_seq`` is the journal seq this attempt started writing at."""
+
+    number: int
+    status: RunStatus
+    started_at: str | None = None
+    ended_at: str | None = None
+    pid: int | None = None
+    script_digest: str | None = None
+    usage: Usage = Usage()
+    cached: int = 0
+    first_seq: int = 1
+
+
+class PhaseProgress(FrozenModel):
+    """A phase and its calls: run now (``done``), served from the journal (``cached``), or ``failed``."""
+
+    title: str
+    done: int = 0
+    cached: int = 0
+    failed: int = 0
+
+    @property
+    def calls(self) -> int:
+        return self.done + self.cached + self.failed
+
+
+class RunSnapshot(FrozenModel):
+    """``<runId>.json``. ``status`` reads ``interrupted`` when a stored run says running but nobody holds its lock."""
+
+    run_id: str
+    task_id: str
+    workflow_name: str
+    args: FrozenJson = None
+    script_digest: str | None = None
+    status: RunStatus
+    usage: UsageReport = UsageReport()
+    attempts: tuple[Attempt, ...] = ()
+    pid: int | None = None
+    phases: tuple[PhaseProgress, ...] = ()
+    logs: tuple[str, ...] = ()
+    error: str | None = None
+    updated_at: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=True)
+
+
+def parse_snapshot(data: Any, source: str) -> RunSnapshot:
+    """Our snapshot or an s16 one, from parsed JSON; anything else is CORRUPT_RUN naming ``source``."""
+    if isinstance(data, Mapping) and isinstance(data.get("task"), Mapping):
+        data = _from_s16(data)
+    try:
+        return RunSnapshot.model_validate(data)
+    except ValidationError as error:
+        issues = "; ".join(validation_issues(error, "snapshot"))
+        raise WorkflowInputError("CORRUPT_RUN", f"{source}: {issues}") from None
+
+
+def _from_s16(data: Mapping[str, Any]) -> dict[str, Any]:
+    """s16 kept one usage (overwritten by each resume) and a flat progress list; map them onto ours."""
+    task = data["task"]
+    usage = task.get("usage") if isinstance(task.get("usage"), Mapping) else {}
+    usage = {"agents": usage.get("agents", 0), "tokens": usage.get("tokens", 0)}
+    status = task.get("status", "running")
+    phases: dict[str, dict[str, Any]] = {}
+    logs = []
+    for item in task.get("progress") or ():
+        if not isinstance(item, Mapping):
+            continue
+        if item.get("type") == "workflow_phase" and isinstance(item.get("title"), str):
+            phases.setdefault(item["title"], {"title": item["title"]})
+        elif item.get("type") == "workflow_agent" and isinstance(item.get("phase"), str):
+            counts = phases.setdefault(item["phase"], {"title": item["phase"]})
+            bucket = "cached" if item.get("status") == "cached" else "done"
+            counts[bucket] = counts.get(bucket, 0) + 1
+        elif item.get("type") == "workflow_log" and isinstance(item.get("message"), str):
+            logs.append(item["message"])
+    return {
+        "runId": data.get("runId"),
+        "taskId": task.get("taskId", f"local_workflow_{data.get('runId')}"),
+        "workflowName": data.get("workflowName"),
+        "args": data.get("args") or {},
+        "status": status,
+        "usage": {"attempt": usage, "cumulative": usage},
+        "attempts": [{"number": 1, "status": status, "usage": usage}],
+        "phases": list(phases.values()),
+        "logs": logs[-SNAPSHOT_LOG_LINES:],
+    }

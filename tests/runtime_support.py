@@ -1,0 +1,141 @@
+"""Helpers for the runtime tests: small registries of workflows and runners that count or fail.
+
+Also runnable as a script (the crash-safety tests start it in a subprocess):
+``python runtime_support.py STORE launch|resume|hold [RUN_ID]``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from alp_nb.runtime import MockAgentRunner, RunnerOutput, RunStore, WorkflowRegistry, run_workflow
+
+CRASH_CALLS = 200
+HANG_AFTER = 100
+
+
+def registry() -> WorkflowRegistry:
+    """Workflows exercising each primitive; every call's label says where it comes from."""
+    workflows = WorkflowRegistry()
+
+    async def fanout(ctx, args):
+        count = args.get("calls", 5)
+        values = await ctx.parallel([lambda i=i: ctx.agent(f"item {i}", label=f"item-{i}") for i in range(count)])
+        return {"values": values}
+
+    async def staged(ctx, args):
+        ctx.phase("Stage")
+
+        async def first(_previous, item, index):
+            return await ctx.agent(f"first {item}", label=f"first-{item}")
+
+        async def second(previous, item, index):
+            return f"{await ctx.agent(f'second {item} after {previous}', label=f'second-{item}')}#{index}"
+
+        return await ctx.pipeline(args.get("items", ["a", "b", "c"]), first, second)
+
+    async def child(ctx, args):
+        ctx.phase("Child")
+        return await ctx.agent(f"child {args.get('topic', '')}", label="child-call")
+
+    async def parent(ctx, args):
+        ctx.phase("Parent")
+        own = await ctx.agent("parent call", label="parent-call")
+        nested = await ctx.workflow("child", {"topic": "x"})
+        return {"own": own, "nested": nested}
+
+    async def grandparent(ctx, args):
+        return await ctx.workflow("parent", {})
+
+    async def sequence(ctx, args):
+        return [await ctx.agent(f"step {i}", label=f"step-{i}") for i in range(args.get("calls", 3))]
+
+    async def crash(ctx, args):
+        """CRASH_CALLS independent calls behind one barrier (the SIGKILL test)."""
+        ctx.phase("Fan-out")
+        values = await ctx.parallel([lambda i=i: ctx.agent(f"crash item {i}", label=f"crash-{i}")
+                                     for i in range(CRASH_CALLS)])
+        return {"values": values}
+
+    for name, script, phases in (("fanout", fanout, ()), ("staged", staged, ("Stage",)), ("child", child, ()),
+                                 ("parent", parent, ()), ("grandparent", grandparent, ()),
+                                 ("sequence", sequence, ()), ("crash", crash, ("Fan-out",))):
+        workflows.register({"name": name, "description": f"{name} test workflow", "phases": list(phases)}, script)
+    return workflows
+
+
+class FailingRunner(MockAgentRunner):
+    """The mock, except that the labels in ``fail`` raise."""
+
+    def __init__(self, fail: set[str], **options: Any) -> None:
+        super().__init__(**options)
+        self.fail = fail
+
+    def run(self, prompt, schema=None, label=""):
+        if label in self.fail:
+            self.calls.append(label)
+            raise RuntimeError(f"runner broke on {label}")
+        return super().run(prompt, schema, label)
+
+
+class ThreadRecordingRunner:
+    """A plain sync runner (no ``blocking = False``): the runtime must call it in a worker thread."""
+
+    def __init__(self) -> None:
+        self.threads: list[int] = []
+
+    def run(self, prompt, schema, label):
+        import threading
+
+        self.threads.append(threading.get_ident())
+        return RunnerOutput(f"threaded {label}", 3)
+
+
+class HangingRunner:
+    """Answers the first ``after`` calls, then never answers (the process is killed while it waits)."""
+
+    def __init__(self, after: int, marker: Path) -> None:
+        self.after, self.marker, self.answered = after, marker, 0
+
+    async def run(self, prompt, schema, label):
+        if self.answered >= self.after:
+            self.marker.write_text("hanging")
+            await asyncio.sleep(3600)
+        self.answered += 1
+        return RunnerOutput(f"answer to {label}", 5)
+
+
+class LoggingRunner(MockAgentRunner):
+    """The mock, appending every label it is asked to a file (so another process can see the calls)."""
+
+    def __init__(self, log: Path) -> None:
+        super().__init__(tokens=5)
+        self.log = log
+
+    def run(self, prompt, schema=None, label=""):
+        with self.log.open("a") as handle:
+            handle.write(label + "\n")
+        return RunnerOutput(f"answer to {label}", 5)
+
+
+def main(argv: list[str]) -> None:
+    store, mode = RunStore(argv[0]), argv[1]
+    folder = Path(argv[0])
+    if mode == "launch":  # journal HANG_AFTER calls, then hang until killed
+        asyncio.run(run_workflow("crash", store=store, registry=registry(),
+                                 runner=HangingRunner(HANG_AFTER, folder / "hanging.marker")))
+    elif mode == "resume":
+        run = asyncio.run(run_workflow("crash", None, argv[2], store=store, registry=registry(),
+                                       runner=LoggingRunner(folder / "resume-calls.log")))
+        print(json.dumps(run.to_json()))
+    elif mode == "hold":  # resume and hang on the first new call, holding the run's lock
+        asyncio.run(run_workflow("crash", None, argv[2], store=store, registry=registry(),
+                                 runner=HangingRunner(0, folder / "holding.marker")))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,137 @@
+"""Saved-workflow metadata, the registry, the decorator and the shipped ``review-changes`` sample."""
+
+from __future__ import annotations
+
+import pytest
+
+from alp_nb.runtime import (
+    DEFAULT_REGISTRY,
+    WorkflowInputError,
+    WorkflowMeta,
+    WorkflowRegistry,
+    list_workflows,
+    saved_workflow,
+    validate_meta,
+)
+
+
+def _refusal(meta) -> str:
+    with pytest.raises(WorkflowInputError) as caught:
+        validate_meta(meta)
+    assert caught.value.code == "INVALID_META"
+    return caught.value.message
+
+
+def test_valid_meta_becomes_a_frozen_model_with_tuple_phases():
+    meta = validate_meta({"name": "review-changes", "description": "Review", "phases": ["Review", "Verify"]})
+    assert meta == WorkflowMeta(name="review-changes", description="Review", phases=("Review", "Verify"))
+    with pytest.raises(ValueError):
+        meta.name = "other"
+
+
+def test_meta_must_be_an_object():
+    assert _refusal(["name"]) == "meta must be an object literal"
+
+
+@pytest.mark.parametrize("meta", [{"name": "x"}, {"description": "d"}, {"name": "", "description": "d"}])
+def test_meta_requires_name_and_description(meta):
+    assert _refusal(meta) == "meta requires name and description"
+
+
+@pytest.mark.parametrize("name", ["-leading-dash", "has space", "a/b", "../x", "x" * 65, "é", 42, "a\n"])
+def test_meta_name_must_be_a_safe_slug_of_1_to_64_characters(name):
+    assert _refusal({"name": name, "description": "d"}) == "meta.name must be a safe 1-64 character slug"
+
+
+def test_meta_name_of_64_characters_with_dots_underscores_and_dashes_is_accepted():
+    assert validate_meta({"name": "a" + "._-" * 21, "description": "d"}).name == "a" + "._-" * 21
+
+
+@pytest.mark.parametrize("phases", ["Review", ["Review", ""], ["Review", 3]])
+def test_meta_phases_must_be_non_empty_strings(phases):
+    assert _refusal({"name": "x", "description": "d", "phases": phases}) == "meta.phases must contain non-empty strings"
+
+
+def test_meta_with_an_unknown_field_is_refused_naming_it():
+    assert _refusal({"name": "x", "description": "d", "code": "print()"}) == "meta has unknown field `code`"
+
+
+def test_registry_refuses_invalid_meta_at_registration_before_anything_runs():
+    ran = []
+
+    async def script(ctx, args):
+        ran.append(True)
+
+    with pytest.raises(WorkflowInputError) as caught:
+        WorkflowRegistry().register({"name": "bad name", "description": "d"}, script)
+    assert caught.value.code == "INVALID_META" and ran == []
+
+
+def test_registry_refuses_a_script_that_is_not_an_async_function():
+    with pytest.raises(WorkflowInputError, match="must be an async function"):
+        WorkflowRegistry().register({"name": "x", "description": "d"}, lambda ctx, args: None)
+
+
+def test_registry_refuses_a_second_script_under_the_same_name():
+    registry = WorkflowRegistry()
+
+    async def first(ctx, args): ...
+
+    async def second(ctx, args): ...
+
+    registry.register({"name": "x", "description": "d"}, first)
+    with pytest.raises(WorkflowInputError) as caught:
+        registry.register({"name": "x", "description": "d"}, second)
+    assert caught.value.code == "DUPLICATE_WORKFLOW"
+
+
+def test_registering_the_same_function_again_replaces_it_like_a_rerun_notebook_cell():
+    registry = WorkflowRegistry()
+
+    async def script(ctx, args): ...
+
+    registry.register({"name": "x", "description": "old"}, script)
+    registry.register({"name": "x", "description": "new"}, script)
+    assert [meta.description for meta in registry.list()] == ["new"]
+
+
+def test_unknown_workflow_name_is_an_error_listing_the_saved_ones():
+    registry = WorkflowRegistry()
+
+    async def script(ctx, args): ...
+
+    registry.register({"name": "known", "description": "d"}, script)
+    with pytest.raises(WorkflowInputError) as caught:
+        registry.get("missing")
+    assert caught.value.code == "UNKNOWN_WORKFLOW" and "known" in caught.value.message
+
+
+def test_saved_workflow_decorator_registers_into_the_given_registry_and_returns_the_function():
+    registry = WorkflowRegistry()
+
+    @saved_workflow(name="decorated", description="Decorated", phases=["One"], registry=registry)
+    async def decorated(ctx, args):
+        return 1
+
+    assert registry.get("decorated").fn is decorated
+    assert list_workflows(registry) == (WorkflowMeta(name="decorated", description="Decorated", phases=("One",)),)
+    assert "decorated" not in DEFAULT_REGISTRY
+
+
+def test_default_registry_ships_the_review_changes_sample():
+    (meta,) = [meta for meta in list_workflows() if meta.name == "review-changes"]
+    assert meta == WorkflowMeta(name="review-changes", description="Review code changes", phases=("Review", "Verify"))
+
+
+def test_script_digest_changes_with_the_script_source():
+    registry = WorkflowRegistry()
+
+    async def one(ctx, args):
+        return 1
+
+    async def two(ctx, args):
+        return 2
+
+    registry.register({"name": "one", "description": "d"}, one)
+    registry.register({"name": "two", "description": "d"}, two)
+    assert registry.get("one").digest != registry.get("two").digest

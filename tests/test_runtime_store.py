@@ -1,0 +1,108 @@
+"""The run store on disk, exactly as DESIGN.md "Files on disk" lays it out."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import stat
+
+import pytest
+from runtime_support import registry
+
+from alp_nb.runtime import RunStore, WorkflowInputError, run_workflow
+from alp_nb.runtime.keys import RUN_ID_RE
+
+
+@pytest.fixture
+def store(tmp_path):
+    return RunStore(tmp_path / "runs")
+
+
+def launch(name, store, args=None, resume=None, **options):
+    return asyncio.run(run_workflow(name, args, resume, store=store, registry=registry(), **options))
+
+
+def test_a_run_writes_snapshot_journal_events_output_lock_and_last_run_pointer(store):
+    result = launch("sequence", store)
+    run_id = result.run_id
+    assert RUN_ID_RE.fullmatch(run_id) and run_id.startswith("wf_sequence_")
+    assert sorted(path.name for path in store.root.iterdir()) == sorted([
+        f"{run_id}.json", f"{run_id}.journal.jsonl", f"{run_id}.events.jsonl", f"{run_id}.output.json",
+        f"{run_id}.lock", "last_run.txt"])
+    assert store.last_run() == run_id and result.launched.task_id == f"local_workflow_{run_id}"
+    for path in store.root.iterdir():
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600, path.name
+    assert stat.S_IMODE(store.root.stat().st_mode) == 0o700
+
+
+def test_snapshot_holds_workflow_args_digest_status_usage_attempts_and_pid(store):
+    result = launch("sequence", store, args={"calls": 2})
+    data = json.loads(store.paths(result.run_id).snapshot.read_text())
+    assert {"runId", "taskId", "workflowName", "args", "scriptDigest", "status", "usage", "attempts", "pid",
+            "phases", "logs", "error", "updatedAt"} == set(data)
+    assert data["workflowName"] == "sequence" and data["args"] == {"calls": 2} and data["status"] == "completed"
+    assert data["usage"]["attempt"] == data["usage"]["cumulative"] == {"agents": 2, "tokens": 2 * (8 + 6 // 4)}
+    (attempt,) = data["attempts"]
+    assert attempt["number"] == 1 and attempt["status"] == "completed" and attempt["firstSeq"] == 1
+    assert data["scriptDigest"] == registry().get("sequence").digest == attempt["scriptDigest"]
+
+
+def test_events_file_has_the_lifecycle_with_timestamps(store):
+    result = launch("sequence", store, args={"calls": 1})
+    lines = [json.loads(line) for line in store.paths(result.run_id).events.read_text().splitlines()]
+    assert [(event["type"], event.get("status")) for event in lines] == [
+        ("async_launched", None), ("task_started", None), ("workflow_agent", "started"),
+        ("workflow_agent", "done"), ("task_notification", "completed")]
+    assert all(isinstance(event["ts"], float) for event in lines)
+
+
+def test_output_file_holds_the_result(store):
+    result = launch("sequence", store, args={"calls": 1})
+    assert store.read_output(result.run_id) == result.result == ["mock answer to step-0"]
+
+
+def test_journal_seq_continues_across_attempts(store):
+    first = launch("sequence", store, args={"calls": 2})
+    path = store.paths(first.run_id).journal
+    path.write_text(path.read_text().splitlines(keepends=True)[0])
+    launch("sequence", store, resume=first.run_id)
+    assert [json.loads(line)["seq"] for line in path.read_text().splitlines()] == [1, 2]
+
+
+def test_load_returns_snapshot_journal_entries_and_output_for_viewers(store):
+    result = launch("staged", store)
+    stored = store.load(result.run_id)
+    assert stored.status == "completed" and stored.output == result.result
+    assert sorted(entry.label for entry in stored.journal) == [f"{stage}-{item}" for stage in ("first", "second")
+                                                               for item in "abc"]
+    assert stored.journal_rows()[0]["phase"] == "Stage" and stored.journal[0].tokens > 0
+    assert store.run_ids() == (result.run_id,)
+
+
+def test_durability_fsync_runs_the_same_way(store):
+    assert launch("sequence", store, durability="fsync").status == "completed"
+    with pytest.raises(WorkflowInputError) as caught:
+        launch("sequence", store, durability="sometimes")
+    assert caught.value.code == "INVALID_OPTION"
+
+
+def test_a_corrupt_snapshot_is_reported_naming_the_file(store):
+    result = launch("sequence", store)
+    store.paths(result.run_id).snapshot.write_text('{"runId": 3}')
+    with pytest.raises(WorkflowInputError) as caught:
+        store.read_snapshot(result.run_id)
+    assert caught.value.code == "CORRUPT_RUN" and caught.value.message.startswith(f"{result.run_id}.json: ")
+
+
+def test_last_run_is_none_in_an_empty_store(store):
+    assert store.last_run() is None and store.run_ids() == ()
+
+
+def test_read_events_returns_every_attempt_in_order_and_skips_a_torn_tail(store):
+    first = launch("sequence", store, args={"calls": 1})
+    launch("sequence", store, resume=first.run_id)
+    path = store.paths(first.run_id).events
+    path.write_text(path.read_text() + '{"type": "workflow_ag')
+    events = store.read_events(first.run_id)
+    assert [event["type"] for event in events].count("task_started") == 2
+    assert events[-1]["type"] == "task_notification" and events[-2]["status"] == "cached"
