@@ -12,12 +12,13 @@ import os
 import sys
 
 from alp_nb.agents import AgentError
-from alp_nb.loops.errors import LoopContractError
+from alp_nb.cli import agent, context, contract, workflow
+from alp_nb.loops import LoopContractError
+from alp_nb.runtime import WorkflowInputError
 from alp_nb.workflow import WorkflowError
-from alp_nb.cli import agent, context, contract
 
-COMMAND_GROUPS = (agent, context, contract)
-USER_ERRORS: tuple[type[Exception], ...] = (AgentError, WorkflowError, LoopContractError)
+COMMAND_GROUPS = (agent, context, workflow, contract)
+USER_ERRORS: tuple[type[Exception], ...] = (AgentError, WorkflowError, WorkflowInputError, LoopContractError)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -61,6 +61,16 @@ class WorkflowRegistry:
     def __len__(self) -> int:
         return len(self._saved)
 
+    def _repr_html_(self) -> str:
+        from alp_nb.viz.runs import registry_html
+
+        return registry_html(self)
+
+    def _repr_pretty_(self, printer, cycle) -> None:
+        from alp_nb.viz.runs import registry_text
+
+        printer.text(registry_text(self))
+
 
 def script_digest(fn: Callable[..., Any]) -> str:
     """SHA-256 of the script's source (its bytecode when the source is not available)."""

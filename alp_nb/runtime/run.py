@@ -71,6 +71,16 @@ class WorkflowRun:
         return {"launched": self.launched.model_dump(mode="json", by_alias=True), "result": self.result,
                 "task": self.task.to_json()}
 
+    def _repr_html_(self) -> str:
+        from alp_nb.viz.runs import run_html
+
+        return run_html(self)
+
+    def _repr_pretty_(self, printer, cycle) -> None:
+        from alp_nb.viz.runs import run_text
+
+        printer.text(run_text(self))
+
 
 async def run_workflow(name: str, args: Mapping[str, Any] | None = None, resume_from_run_id: str | None = None, *,
                        store: RunStore | str | os.PathLike[str] | None = None, runner: Any = None,

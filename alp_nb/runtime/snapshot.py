@@ -82,6 +82,16 @@ class RunSnapshot(FrozenModel):
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True)
 
+    def _repr_html_(self) -> str:
+        from alp_nb.viz.runs import snapshot_html
+
+        return snapshot_html(self)
+
+    def _repr_pretty_(self, printer, cycle) -> None:
+        from alp_nb.viz.runs import snapshot_text
+
+        printer.text(snapshot_text(self))
+
 
 def parse_snapshot(data: Any, source: str) -> RunSnapshot:
     """Our snapshot or an s16 one, from parsed JSON; anything else is CORRUPT_RUN naming ``source``."""

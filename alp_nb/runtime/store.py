@@ -70,6 +70,16 @@ class StoredRun:
         """The journal as plain dicts, one per call (ready for ``pandas.DataFrame``)."""
         return [entry.to_json() for entry in self.journal]
 
+    def _repr_html_(self) -> str:
+        from alp_nb.viz.runs import stored_run_html
+
+        return stored_run_html(self)
+
+    def _repr_pretty_(self, printer, cycle) -> None:
+        from alp_nb.viz.runs import stored_run_text
+
+        printer.text(stored_run_text(self))
+
 
 class RunStore:
     """A folder of runs (default ``./.alp-runs``); an s16 ``.runtime`` folder reads and resumes too."""

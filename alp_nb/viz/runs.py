@@ -1,0 +1,268 @@
+"""Views of workflow runs: a run or its snapshot (status badge, usage this attempt and cumulative, phases with
+call counts, last log lines), a stored run with a page of its journal, the registry of saved workflows, and
+the terminal's progress line. HTML and plain text; workflow names, prompts, values and log lines are
+untrusted: HTML escapes them, plain text replaces control characters (a log line must not drive the terminal).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from alp_nb.agents.frozen import thaw
+
+from .html import badge, block, esc, table
+
+if TYPE_CHECKING:
+    from alp_nb.runtime.journal import JournalEntry
+    from alp_nb.runtime.registry import WorkflowRegistry
+    from alp_nb.runtime.run import WorkflowRun
+    from alp_nb.runtime.snapshot import Attempt, RunSnapshot, Usage
+    from alp_nb.runtime.store import StoredRun
+
+STATUS_TONES = {"running": "info", "completed": "ok", "failed": "bad", "cancelled": "warn", "interrupted": "warn"}
+LOG_LINES = 10
+JOURNAL_PAGE = 20
+CELL_CHARS = 80
+RESULT_CHARS = 300
+BAR_WIDTH = 24
+JOURNAL_HEADERS = ("seq", "attempt", "label", "phase", "tokens", "prompt", "value")
+REGISTRY_HEADERS = ("name", "description", "phases")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def status_badge(status: str) -> str:
+    return badge(status, STATUS_TONES.get(status, "info"))
+
+
+def plain(text: object) -> str:
+    """Text safe to print: control characters (terminal escapes included) shown as ``\\xNN``."""
+    return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", str(text))
+
+
+def clip(value: Any, limit: int = CELL_CHARS) -> str:
+    """A value as one short line: strings as they are, anything else as JSON, cut with ``…``."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def usage_text(usage: Usage) -> str:
+    return f"{usage.agents} agents, {usage.tokens} tokens"
+
+
+def attempt_text(attempt: Attempt) -> str:
+    return f"#{attempt.number} {attempt.status} ({attempt.usage.agents} run, {attempt.cached} cached)"
+
+
+def phase_text(done: int, cached: int, failed: int) -> str:
+    return f"{done + cached + failed} calls: {done} done, {cached} cached, {failed} failed"
+
+
+# --- a run and its snapshot -------------------------------------------------------------------------
+
+
+def snapshot_lines(snapshot: RunSnapshot) -> list[str]:
+    """The ``alp-nb workflow show`` layout: a label column of ten characters, then the value."""
+    usage = snapshot.usage
+    lines = [
+        f"RUN        {snapshot.run_id}",
+        f"WORKFLOW   {plain(snapshot.workflow_name)}",
+        f"STATUS     {snapshot.status}",
+        f"USAGE      this attempt {usage_text(usage.attempt)} · cumulative {usage_text(usage.cumulative)}",
+        f"ATTEMPTS   {' · '.join(attempt_text(attempt) for attempt in snapshot.attempts) or 'none'}",
+    ]
+    width = max((len(plain(phase.title)) for phase in snapshot.phases), default=0)
+    for number, phase in enumerate(snapshot.phases):
+        label = "PHASES" if number == 0 else ""
+        lines.append(f"{label:<10} {plain(phase.title):<{width}}  {phase_text(phase.done, phase.cached, phase.failed)}")
+    if snapshot.error:
+        lines.append(f"ERROR      {plain(snapshot.error)}")
+    logs = snapshot.logs[-LOG_LINES:]
+    lines += [f"{'LOG' if number == 0 else '':<10} {plain(line)}" for number, line in enumerate(logs)]
+    return lines
+
+
+def snapshot_text(snapshot: RunSnapshot) -> str:
+    return "\n".join(snapshot_lines(snapshot))
+
+
+def _snapshot_fragment(snapshot: RunSnapshot) -> str:
+    usage = snapshot.usage
+    usage_rows = [(esc(name), esc(part.agents), esc(part.tokens))
+                  for name, part in (("this attempt", usage.attempt), ("cumulative", usage.cumulative))]
+    phase_rows = [(f"<code>{esc(phase.title)}</code>", esc(phase.calls), esc(phase.done), esc(phase.cached),
+                   esc(phase.failed)) for phase in snapshot.phases]
+    attempts = " · ".join(esc(attempt_text(attempt)) for attempt in snapshot.attempts) or "none"
+    parts = [
+        (f"<div><b>{esc(snapshot.workflow_name)}</b> <code>{esc(snapshot.run_id)}</code> "
+         f"{status_badge(snapshot.status)}</div>"),
+        f'<div><span class="muted">attempts</span> {attempts}</div>',
+        table(("usage", "agents", "tokens"), usage_rows),
+    ]
+    if phase_rows:
+        parts.append(table(("phase", "calls", "done", "cached", "failed"), phase_rows))
+    if snapshot.error:
+        parts.append(f'<div>{badge("error", "bad")} <code>{esc(snapshot.error)}</code></div>')
+    logs = snapshot.logs[-LOG_LINES:]
+    if logs:
+        shown = f"last {len(logs)} of {len(snapshot.logs)}" if len(logs) < len(snapshot.logs) else str(len(logs))
+        parts.append(f'<div class="muted">log ({esc(shown)})</div>'
+                     f'<pre style="margin:2px 0">{esc(chr(10).join(logs))}</pre>')
+    return "".join(parts)
+
+
+def snapshot_html(snapshot: RunSnapshot) -> str:
+    return block(_snapshot_fragment(snapshot))
+
+
+def run_text(run: WorkflowRun) -> str:
+    launched = run.launched
+    lines = snapshot_lines(run.task)
+    lines.insert(1, f"TASK       {launched.task_id} (attempt {launched.attempt}"
+                    f"{', resumed' if launched.resumed else ''})")
+    if run.status == "completed":
+        lines.append(f"RESULT     {plain(clip(run.result, RESULT_CHARS))}")
+    return "\n".join(lines)
+
+
+def run_html(run: WorkflowRun) -> str:
+    launched = run.launched
+    resumed = " (resumed)" if launched.resumed else ""
+    parts = [_snapshot_fragment(run.task),
+             (f'<div class="muted">attempt {esc(launched.attempt)}{resumed} · output '
+              f"<code>{esc(launched.output_file)}</code></div>")]
+    if run.status == "completed":
+        parts.append(f'<div><span class="muted">result</span> <code>{esc(clip(run.result, RESULT_CHARS))}</code></div>')
+    return block("".join(parts))
+
+
+# --- a stored run and its journal -------------------------------------------------------------------
+
+
+def _attempt_of(seq: int | None, attempts: Sequence[Attempt]) -> int | None:
+    """The attempt that wrote journal line ``seq``: the last one that started writing at or before it."""
+    if seq is None:
+        return None
+    numbers = [attempt.number for attempt in attempts if attempt.first_seq <= seq]
+    return numbers[-1] if numbers else None
+
+
+def _journal_cells(entry: JournalEntry, attempts: Sequence[Attempt]) -> tuple[str, ...]:
+    """One journal row as short texts (an s16 line has only key and value: its label column shows the key)."""
+    missing = "—"
+    attempt = _attempt_of(entry.seq, attempts)
+    return (
+        missing if entry.seq is None else str(entry.seq),
+        missing if attempt is None else str(attempt),
+        clip(entry.label if entry.label is not None else entry.key, 40),
+        missing if entry.phase is None else clip(entry.phase, 24),
+        str(entry.tokens),
+        missing if entry.prompt is None else clip(entry.prompt),
+        clip(thaw(entry.value)),
+    )
+
+
+def _page(stored: StoredRun, offset: int, limit: int | None) -> tuple[Sequence[JournalEntry], str]:
+    total = len(stored.journal)
+    entries = stored.journal[offset:] if limit is None else stored.journal[offset: offset + limit]
+    if not entries:
+        return entries, f"journal: {total} calls" + (f", none from {offset + 1}" if total else "")
+    return entries, f"journal: calls {offset + 1}–{offset + len(entries)} of {total}"
+
+
+def stored_run_text(stored: StoredRun, offset: int = 0, limit: int | None = JOURNAL_PAGE) -> str:
+    """The snapshot, then journal lines ``offset``… (``limit=None``: all of them), one call a line."""
+    entries, caption = _page(stored, offset, limit)
+    lines = snapshot_lines(stored.snapshot)
+    lines += [f"WARNING    {plain(warning)}" for warning in stored.warnings]
+    lines.append(caption)
+    rows = [[plain(cell) for cell in _journal_cells(entry, stored.snapshot.attempts)] for entry in entries]
+    if rows:  # five aligned columns, then "prompt → value" (too wide to align)
+        headers = JOURNAL_HEADERS[:5]
+        widths = [max(len(header), *(len(row[column]) for row in rows)) for column, header in enumerate(headers)]
+        lines.append("  ".join(f"{header:<{width}}" for header, width in zip(headers, widths, strict=True))
+                     + "  prompt → value")
+        lines += ["  ".join(f"{cell:<{width}}" for cell, width in zip(row[:5], widths, strict=True))
+                  + f"  {row[5]} → {row[6]}" for row in rows]
+    return "\n".join(lines)
+
+
+def stored_run_html(stored: StoredRun, offset: int = 0, limit: int | None = JOURNAL_PAGE) -> str:
+    """The snapshot and one page of the journal (``StoredRun.journal_rows()`` has every call)."""
+    entries, caption = _page(stored, offset, limit)
+    warnings = "".join(f'<div>{badge("warning", "warn")} {esc(warning)}</div>' for warning in stored.warnings)
+    rows = [[f"<code>{esc(cell)}</code>" if column >= 5 else esc(cell)
+             for column, cell in enumerate(_journal_cells(entry, stored.snapshot.attempts))] for entry in entries]
+    journal = f'<div class="muted">{esc(caption)}</div>' + (table(JOURNAL_HEADERS, rows) if rows else "")
+    return block(_snapshot_fragment(stored.snapshot) + warnings + journal)
+
+
+# --- the registry of saved workflows ----------------------------------------------------------------
+
+
+def registry_text(registry: WorkflowRegistry) -> str:
+    metas = registry.list()
+    if not metas:
+        return "no saved workflows"
+    width = max(len(plain(meta.name)) for meta in metas)
+    return "\n".join(f"{plain(meta.name):<{width}}  {plain(meta.description)}  [{plain(' → '.join(meta.phases))}]"
+                     for meta in metas)
+
+
+def registry_html(registry: WorkflowRegistry) -> str:
+    rows = [(f"<code>{esc(meta.name)}</code>", esc(meta.description),
+             esc(" → ".join(meta.phases)) or '<span class="muted">—</span>') for meta in registry.list()]
+    return block(f"<div><b>Saved workflows</b> ({len(rows)})</div>" + table(REGISTRY_HEADERS, rows))
+
+
+# --- live progress in a terminal --------------------------------------------------------------------
+
+
+class CallTally:
+    """Calls seen in a run's live events: started (cached ones included), finished, and the current phase."""
+
+    def __init__(self) -> None:
+        self.started = 0
+        self.finished = 0
+        self.cached = 0
+        self.failed = 0
+        self.phase: str | None = None
+
+    def add(self, event: dict[str, Any]) -> None:
+        if event.get("type") == "workflow_phase":
+            self.phase = event.get("title")
+        if event.get("type") != "workflow_agent":
+            return
+        status = event.get("status")
+        if status in ("started", "cached"):
+            self.started += 1
+        if status in ("done", "cached", "failed"):
+            self.finished += 1
+        self.cached += status == "cached"
+        self.failed += status == "failed"
+
+
+def progress_bar(tally: CallTally, width: int = BAR_WIDTH) -> str:
+    """``[#####·····] 5/9 calls (2 cached) · Verify``: finished calls of those started so far."""
+    filled = width * tally.finished // tally.started if tally.started else 0
+    details = ", ".join(part for part in (f"{tally.cached} cached" if tally.cached else "",
+                                          f"{tally.failed} failed" if tally.failed else "") if part)
+    phase = f" · {plain(tally.phase)}" if tally.phase else ""
+    return (f"[{'#' * filled}{'·' * (width - filled)}] {tally.finished}/{tally.started} calls"
+            f"{f' ({details})' if details else ''}{phase}")
+
+
+def event_line(event: dict[str, Any]) -> str | None:
+    """One plain line for a phase, a log line or a finished (or retried) call; None for the rest."""
+    kind = event.get("type")
+    if kind == "workflow_phase":
+        return f"phase    {plain(event.get('title'))}"
+    if kind == "workflow_log":
+        return f"log      {plain(event.get('message'))}"
+    if kind == "workflow_agent" and event.get("status") != "started":
+        error = f"  {plain(event['error'])}" if event.get("error") else ""
+        return f"{event.get('status', ''):<8} {plain(event.get('label'))}{error}"
+    return None

@@ -1,0 +1,214 @@
+"""Rich displays of workflow runs: a run and its snapshot show a status badge, usage this attempt and
+cumulative, phases with call counts and the last log lines; a stored run adds one page of its journal;
+the registry is a table. Workflow text (descriptions, phases, prompts, labels, values, log lines) is
+untrusted: HTML escapes it and plain text neutralises control characters."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import pytest
+from IPython.lib.pretty import pretty
+from runtime_support import FailingRunner, registry
+
+from alp_nb.runtime import (
+    DEFAULT_REGISTRY,
+    MockAgentRunner,
+    PhaseProgress,
+    RunSnapshot,
+    RunStore,
+    Usage,
+    UsageReport,
+    WorkflowRegistry,
+    run_workflow,
+)
+from alp_nb.viz.runs import JOURNAL_PAGE, LOG_LINES, CallTally, event_line, progress_bar, stored_run_html
+
+HOSTILE = '<script>alert("x")</script>'
+BADGE = re.compile(r'<span class="badge (ok|bad|warn|info)">([^<]*)</span>')
+ROW = re.compile(r"<tr>(.*?)</tr>")
+CELL = re.compile(r"<td>(.*?)</td>")
+
+
+def badges(html: str) -> list[tuple[str, str]]:
+    return [(text, tone) for tone, text in BADGE.findall(html)]
+
+
+def table_rows(html: str) -> list[list[str]]:
+    return [CELL.findall(row) for row in ROW.findall(html) if "<td>" in row]
+
+
+def assert_escaped(html: str) -> None:
+    assert "<script>" not in html
+    assert "&lt;script&gt;" in html
+
+
+def launch(name, store, workflows, args=None, resume=None, **options):
+    return asyncio.run(run_workflow(name, args, resume, store=store, registry=workflows, **options))
+
+
+def snapshot(status="completed", **fields) -> RunSnapshot:
+    return RunSnapshot(run_id="wf_demo_0123456789abcdef", task_id="local_workflow_wf_demo_0123456789abcdef",
+                       workflow_name="demo", status=status, **fields)
+
+
+@pytest.fixture
+def store(tmp_path):
+    return RunStore(tmp_path / "runs")
+
+
+@pytest.fixture
+def hostile() -> WorkflowRegistry:
+    """A workflow whose description, phase, prompt, label, value and log line all carry markup."""
+    workflows = WorkflowRegistry()
+
+    async def script(ctx, args):
+        ctx.phase(HOSTILE)
+        value = await ctx.agent(f"prompt {HOSTILE}", label=f"label {HOSTILE}", phase=HOSTILE)
+        ctx.log(f"log {HOSTILE}")
+        return value
+
+    workflows.register({"name": "hostile", "description": f"description {HOSTILE}", "phases": [HOSTILE]}, script)
+    return workflows
+
+
+# --- escaping -------------------------------------------------------------------------------------
+
+
+def test_run_html_escapes_phase_log_line_and_value(store, hostile):
+    run = launch("hostile", store, hostile, runner=MockAgentRunner({f"label {HOSTILE}": f"value {HOSTILE}"}))
+    html = run._repr_html_()
+    assert_escaped(html)
+    assert "log &lt;script&gt;" in html and "value &lt;script&gt;" in html
+
+
+def test_stored_run_html_escapes_the_prompt_label_and_value_of_each_call(store, hostile):
+    run = launch("hostile", store, hostile, runner=MockAgentRunner({f"label {HOSTILE}": f"value {HOSTILE}"}))
+    html = store.load(run.run_id)._repr_html_()
+    assert_escaped(html)
+    [row] = table_rows(html.split("<th>seq</th>")[1])
+    assert "prompt &lt;script&gt;" in row[5] and "value &lt;script&gt;" in row[6] and "label &lt;script&gt;" in row[2]
+
+
+def test_registry_html_escapes_description_and_phases(hostile):
+    html = hostile._repr_html_()
+    assert_escaped(html)
+    escaped = "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;"
+    assert table_rows(html) == [["<code>hostile</code>", f"description {escaped}", escaped]]
+
+
+def test_plain_text_shows_control_characters_instead_of_sending_them_to_the_terminal():
+    text = pretty(snapshot(logs=("red \x1b[31malert\x1b[0m",), error="bell\x07"))
+    assert "\x1b" not in text and "\x07" not in text
+    assert "LOG        red \\x1b[31malert\\x1b[0m" in text.splitlines()
+    assert "ERROR      bell\\x07" in text.splitlines()
+
+
+# --- status, usage, phases, logs ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("status", "tone"), [("running", "info"), ("completed", "ok"), ("failed", "bad"),
+                                              ("cancelled", "warn"), ("interrupted", "warn")])
+def test_each_run_status_has_its_badge(status, tone):
+    assert badges(snapshot(status)._repr_html_()) == [(status, tone)]
+    assert f"STATUS     {status}" in pretty(snapshot(status)).splitlines()
+
+
+def test_phases_show_calls_done_cached_and_failed():
+    task = snapshot(phases=(PhaseProgress(title="Review", done=3, cached=2, failed=1),
+                            PhaseProgress(title="Verify", cached=4)))
+    phase_table = task._repr_html_().split("<th>failed</th>")[1]
+    assert table_rows(phase_table) == [["<code>Review</code>", "6", "3", "2", "1"],
+                                       ["<code>Verify</code>", "4", "0", "4", "0"]]
+    assert [line for line in pretty(task).splitlines() if "calls:" in line] == [
+        "PHASES     Review  6 calls: 3 done, 2 cached, 1 failed",
+        "           Verify  4 calls: 0 done, 4 cached, 0 failed",
+    ]
+
+
+def test_usage_shows_this_attempt_and_the_cumulative_total():
+    task = snapshot(usage=UsageReport(attempt=Usage(agents=2, tokens=30), cumulative=Usage(agents=7, tokens=95)))
+    usage_table = task._repr_html_().split("<th>tokens</th>")[1]
+    assert table_rows(usage_table)[:2] == [["this attempt", "2", "30"], ["cumulative", "7", "95"]]
+    assert "USAGE      this attempt 2 agents, 30 tokens · cumulative 7 agents, 95 tokens" in pretty(task)
+
+
+def test_only_the_last_log_lines_are_shown():
+    logs = tuple(f"line {number}" for number in range(LOG_LINES + 5))
+    html = snapshot(logs=logs)._repr_html_()
+    assert "line 4\n" not in html and "line 5\n" in html and f"line {LOG_LINES + 4}" in html
+    assert f"last {LOG_LINES} of {LOG_LINES + 5}" in html
+    shown = [line for line in pretty(snapshot(logs=logs)).splitlines() if "line " in line]
+    assert [line.split()[-1] for line in shown] == [str(number) for number in range(5, LOG_LINES + 5)]
+
+
+def test_a_resumed_run_shows_both_attempts_and_cumulative_usage(store):
+    workflows = registry()
+    broken = launch("sequence", store, workflows, args={"calls": 3}, runner=FailingRunner({"step-2"}, tokens=5))
+    resumed = launch("sequence", store, workflows, resume=broken.run_id, runner=MockAgentRunner(tokens=5))
+    text = pretty(resumed).splitlines()  # the call that failed reached the runner: it counts, with no tokens
+    assert "TASK       local_workflow_" + resumed.run_id + " (attempt 2, resumed)" in text
+    assert "ATTEMPTS   #1 failed (3 run, 0 cached) · #2 completed (1 run, 2 cached)" in text
+    assert "USAGE      this attempt 1 agents, 5 tokens · cumulative 4 agents, 15 tokens" in text
+    assert badges(resumed._repr_html_()) == [("completed", "ok")]
+    failed_html = broken._repr_html_()
+    assert ("failed", "bad") in badges(failed_html) and "runner broke on step-2" in failed_html
+
+
+# --- a stored run's journal -----------------------------------------------------------------------
+
+
+def test_stored_run_shows_one_page_of_the_journal_with_the_attempt_of_each_call(store):
+    workflows = registry()
+    calls = JOURNAL_PAGE + 10
+    broken = launch("sequence", store, workflows, args={"calls": calls}, runner=FailingRunner({"step-12"}))
+    launch("sequence", store, workflows, resume=broken.run_id)
+    stored = store.load(broken.run_id)
+    rows = table_rows(stored._repr_html_().split("<th>seq</th>")[1])
+    assert len(rows) == JOURNAL_PAGE
+    assert [(row[0], row[1], row[2]) for row in rows[11:13]] == [("12", "1", "step-11"), ("13", "2", "step-12")]
+    assert f"journal: calls 1–{JOURNAL_PAGE} of {calls}" in stored._repr_html_()
+    last_page = table_rows(stored_run_html(stored, offset=JOURNAL_PAGE).split("<th>seq</th>")[1])
+    assert [row[2] for row in last_page] == [f"step-{number}" for number in range(JOURNAL_PAGE, calls)]
+    text = pretty(stored).splitlines()
+    assert f"journal: calls 1–{JOURNAL_PAGE} of {calls}" in text
+    assert len([line for line in text if "step " in line]) == JOURNAL_PAGE
+
+
+def test_long_values_are_clipped_so_the_output_stays_small(store):
+    workflows = registry()
+    huge = "x" * 100_000
+    run = launch("fanout", store, workflows, args={"calls": 200}, runner=MockAgentRunner(
+        {f"item-{number}": huge for number in range(200)}))
+    html = store.load(run.run_id)._repr_html_()
+    assert len(html) < 20_000
+    assert "x" * 79 + "…" in html and "x" * 81 not in html
+    assert len(run._repr_html_()) < 5_000
+
+
+# --- registry and live progress -------------------------------------------------------------------
+
+
+def test_the_default_registry_lists_review_changes_with_its_phases():
+    assert ["<code>review-changes</code>", "Review code changes", "Review → Verify"] in table_rows(
+        DEFAULT_REGISTRY._repr_html_())
+    assert "review-changes  Review code changes  [Review → Verify]" in pretty(DEFAULT_REGISTRY).splitlines()
+
+
+def test_progress_bar_counts_finished_calls_of_those_started_with_the_phase():
+    tally = CallTally()
+    events = [{"type": "workflow_phase", "title": "Verify"}]
+    events += [{"type": "workflow_agent", "status": "cached", "label": f"c{n}"} for n in range(2)]
+    events += [{"type": "workflow_agent", "status": "started", "label": f"n{n}"} for n in range(2)]
+    events += [{"type": "workflow_agent", "status": "done", "label": "n0"}]
+    for event in events:
+        tally.add(event)
+    assert progress_bar(tally, width=8) == "[######··] 3/4 calls (2 cached) · Verify"
+
+
+def test_event_lines_skip_started_calls_and_name_failures():
+    assert event_line({"type": "workflow_agent", "status": "started", "label": "a"}) is None
+    assert event_line({"type": "workflow_agent", "status": "failed", "label": "a", "error": "boom"}) == (
+        "failed   a  boom")
+    assert event_line({"type": "workflow_log", "message": "hi\x1b"}) == "log      hi\\x1b"
