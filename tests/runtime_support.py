@@ -18,6 +18,12 @@ CRASH_CALLS = 200
 HANG_AFTER = 100
 
 
+def launch(name, store, workflows=None, args=None, resume=None, **options):
+    """Run (or resume) ``name`` from this module's registry, or ``workflows``, to completion."""
+    workflows = registry() if workflows is None else workflows
+    return asyncio.run(run_workflow(name, args, resume, store=store, registry=workflows, **options))
+
+
 def registry() -> WorkflowRegistry:
     """Workflows exercising each primitive; every call's label says where it comes from."""
     workflows = WorkflowRegistry()

@@ -5,12 +5,11 @@ untrusted: HTML escapes it and plain text neutralises control characters."""
 
 from __future__ import annotations
 
-import asyncio
 import re
 
 import pytest
 from IPython.lib.pretty import pretty
-from runtime_support import FailingRunner, registry
+from runtime_support import FailingRunner, launch, registry
 
 from alp_nb.runtime import (
     DEFAULT_REGISTRY,
@@ -21,7 +20,6 @@ from alp_nb.runtime import (
     Usage,
     UsageReport,
     WorkflowRegistry,
-    run_workflow,
 )
 from alp_nb.viz.runs import JOURNAL_PAGE, LOG_LINES, CallTally, event_line, progress_bar, stored_run_html
 
@@ -42,10 +40,6 @@ def table_rows(html: str) -> list[list[str]]:
 def assert_escaped(html: str) -> None:
     assert "<script>" not in html
     assert "&lt;script&gt;" in html
-
-
-def launch(name, store, workflows, args=None, resume=None, **options):
-    return asyncio.run(run_workflow(name, args, resume, store=store, registry=workflows, **options))
 
 
 def snapshot(status="completed", **fields) -> RunSnapshot:

@@ -2,23 +2,17 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import pytest
-from runtime_support import FailingRunner, registry
+from runtime_support import FailingRunner, launch
 
-from alp_nb.runtime import MockAgentRunner, RunStore, Usage, WorkflowInputError, WorkflowRegistry, run_workflow
+from alp_nb.runtime import MockAgentRunner, RunStore, Usage, WorkflowInputError, WorkflowRegistry
 
 
 @pytest.fixture
 def store(tmp_path):
     return RunStore(tmp_path / "runs")
-
-
-def launch(name, store, workflows=None, args=None, resume=None, **options):
-    workflows = registry() if workflows is None else workflows
-    return asyncio.run(run_workflow(name, args, resume, store=store, registry=workflows, **options))
 
 
 def agent_statuses(store, run_id, attempt_events_after=0):

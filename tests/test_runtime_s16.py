@@ -12,7 +12,7 @@ import os
 import time
 
 import pytest
-from runtime_support import FailingRunner, registry
+from runtime_support import FailingRunner, launch
 
 from alp_nb.runtime import (
     MockAgentRunner,
@@ -29,11 +29,6 @@ from alp_nb.runtime.runners import mock_value
 @pytest.fixture
 def store(tmp_path):
     return RunStore(tmp_path / "runs")
-
-
-def launch(name, store, workflows=None, args=None, resume=None, **options):
-    workflows = registry() if workflows is None else workflows
-    return asyncio.run(run_workflow(name, args, resume, store=store, registry=workflows, **options))
 
 
 def journal_labels(store, run_id):

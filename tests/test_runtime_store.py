@@ -2,24 +2,19 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import stat
 
 import pytest
-from runtime_support import registry
+from runtime_support import launch, registry
 
-from alp_nb.runtime import RunStore, WorkflowInputError, run_workflow
+from alp_nb.runtime import RunStore, WorkflowInputError
 from alp_nb.runtime.keys import RUN_ID_RE
 
 
 @pytest.fixture
 def store(tmp_path):
     return RunStore(tmp_path / "runs")
-
-
-def launch(name, store, args=None, resume=None, **options):
-    return asyncio.run(run_workflow(name, args, resume, store=store, registry=registry(), **options))
 
 
 def test_a_run_writes_snapshot_journal_events_output_lock_and_last_run_pointer(store):

@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
+from alp_nb.coded_error import CodedError
 
-class AgentError(Exception):
+
+class AgentError(CodedError):
     """An error of the agents layer; ``code`` is stable, the message is ALP's text."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-    def __reduce__(self):
-        return (type(self), (self.code, self.message))
 
 
 class AgentRegistryError(AgentError):

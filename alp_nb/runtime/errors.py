@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from alp_nb.coded_error import CodedError
 
-class WorkflowInputError(Exception):
+
+class WorkflowInputError(CodedError):
     """A saved workflow, its input, its run or one of its calls was refused (s16's ``WorkflowInputError``).
 
     Refused before launch: INVALID_META, DUPLICATE_WORKFLOW, UNKNOWN_WORKFLOW, INVALID_ARGS, INVALID_OPTION,
@@ -12,11 +14,3 @@ class WorkflowInputError(Exception):
     RUNNER_UNAVAILABLE, BUDGET_EXCEEDED, AGENT_CAP_REACHED, NESTING_TOO_DEEP. The Workflow tool adds
     INVALID_TOOL_INPUT to its error results.
     """
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-    def __reduce__(self):
-        return (type(self), (self.code, self.message))
