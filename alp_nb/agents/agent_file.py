@@ -8,18 +8,13 @@ line or the dotted field path.
 
 from __future__ import annotations
 
-import io
-import re
 from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 from pydantic.alias_generators import to_camel
-from ruamel.yaml import YAML
-from ruamel.yaml.constructor import DuplicateKeyError
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.events import AliasEvent, DocumentStartEvent
-from ruamel.yaml.resolver import VersionedResolver
+
+from alp_nb.strict_yaml import load_strict_yaml
 
 from .catalog import REASONING_EFFORTS, TOOL_CATALOG
 from .frozen import validation_issues
@@ -112,32 +107,6 @@ class AgentFile(_FileModel):
     output: FileOutput
 
 
-def _core_schema() -> dict[str, list[tuple[str, re.Pattern[str]]]]:
-    """Implicit tags of the YAML 1.2 core schema, keyed by first character as ruamel looks them up."""
-    table: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
-    for tag, pattern, first in (
-        ("null", r"~|null|Null|NULL|", ["~", "n", "N", ""]),
-        ("bool", r"true|True|TRUE|false|False|FALSE", list("tTfF")),
-        ("int", r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+", list("-+0123456789")),
-        ("float", r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)"
-                  r"|\.(?:nan|NaN|NAN)", list("-+0123456789.")),
-    ):
-        for char in first:
-            table.setdefault(char, []).append((f"tag:yaml.org,2002:{tag}", re.compile(f"^(?:{pattern})$")))
-    return table
-
-
-class _CoreSchemaResolver(VersionedResolver):
-    """The YAML 1.2 core schema whatever the file declares: ruamel's own 1.2 rules also read
-    timestamps, ``1_000``, ``0b1`` and ``<<`` merge keys, which ALP's yaml@2 keeps as strings."""
-
-    _table = _core_schema()
-
-    @property
-    def versioned_resolver(self):
-        return self._table
-
-
 def read_agent_file(path: Path) -> tuple[AgentFile | None, tuple[str, ...]]:
     """Read and parse ``path``; an oversized file is refused before it is read."""
     size = path.stat().st_size
@@ -154,7 +123,7 @@ def parse_agent_file(raw: bytes) -> tuple[AgentFile | None, tuple[str, ...]]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         return None, (f"agent file is not UTF-8 text (byte {error.start})",)
-    data, problem = _load_yaml(text)
+    data, problem = load_strict_yaml(text)
     if problem:
         return None, (problem,)
     if not isinstance(data, dict):
@@ -167,29 +136,3 @@ def parse_agent_file(raw: bytes) -> tuple[AgentFile | None, tuple[str, ...]]:
 
 def _oversize(size: int) -> str:
     return f"agent file is {size} bytes, over the {AGENT_FILE_MAX_BYTES} byte limit"
-
-
-def _load_yaml(text: str) -> tuple[object, str | None]:
-    """YAML 1.2, core schema; aliases, duplicate keys and extra documents refused."""
-    yaml = YAML(typ="safe", pure=True)
-    yaml.Resolver = _CoreSchemaResolver
-    try:
-        documents = 0
-        for event in yaml.parse(io.StringIO(text)):
-            if isinstance(event, AliasEvent):
-                return None, f"yaml: Alias resolution is disabled{_where(event.start_mark)}"
-            if isinstance(event, DocumentStartEvent):
-                documents += 1
-                if documents > 1:
-                    return None, f"yaml: multiple documents are not allowed{_where(event.start_mark)}"
-        return yaml.load(text), None
-    except DuplicateKeyError as error:
-        return None, f"yaml: Map keys must be unique; {error.problem}{_where(error.problem_mark)}"
-    except MarkedYAMLError as error:
-        return None, f"yaml: {error.problem or error.context}{_where(error.problem_mark or error.context_mark)}"
-    except YAMLError as error:
-        return None, f"yaml: {error}"
-
-
-def _where(mark) -> str:
-    return f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""

@@ -20,7 +20,7 @@ from pydantic import BeforeValidator, ConfigDict, Field, StringConstraints, Vali
 from ruamel.yaml import YAML
 from ruamel.yaml.representer import SafeRepresenter
 
-from alp_nb.agents.agent_file import _load_yaml
+from alp_nb.strict_yaml import load_strict_yaml
 from alp_nb.agents.frozen import FrozenModel
 from alp_nb.atomic_file import write_atomic
 
@@ -261,7 +261,7 @@ def read_contract_document(path: str | Path) -> Any:
             raise LoopContractError(
                 "CONTRACT_UNREADABLE", f"{path}: not JSON: {error.msg} (line {error.lineno}, column {error.colno})"
             ) from None
-    document, problem = _load_yaml(text)
+    document, problem = load_strict_yaml(text)
     if problem:
         raise LoopContractError("CONTRACT_UNREADABLE", f"{path}: {problem}")
     return document
