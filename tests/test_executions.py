@@ -17,7 +17,7 @@ import alp_nb.workflow.executions as executions_module
 from alp_nb.agents import (
     BUILTIN_AGENTS, builtin_registry, canonical_json, create_agent_registry, define_agent, definition_hash,
 )
-from alp_nb.workflow import EXECUTION_ID, ExecutionStore, FinalizeResult, WorkflowError
+from alp_nb.workflow import EXECUTION_ID, ExecutionStore, FinalizeResult, WorkflowError, define_output_contract
 
 TEXT_ISSUE = "output must be non-empty text"
 
@@ -75,13 +75,13 @@ def entries(folder: Path) -> list[str]:
     return sorted(os.listdir(folder)) if folder.exists() else []
 
 
-def edited_registry(role: str):
+def edited_registry(role: str, rule: str = "New rule."):
     """The built-ins with ``role``'s instructions changed: same id, another definition hash."""
     definitions = []
     for agent in BUILTIN_AGENTS:
         if agent.id == role:
             data = agent.model_dump(by_alias=True)
-            data["instructions"] = {**data["instructions"], "rules": [*data["instructions"]["rules"], "New rule."]}
+            data["instructions"] = {**data["instructions"], "rules": [*data["instructions"]["rules"], rule]}
             agent = define_agent(data)
         definitions.append(agent)
     return create_agent_registry(definitions)
@@ -112,6 +112,37 @@ def test_prepare_refuses_an_unknown_role_before_writing_anything(store, root, wo
     with refused("unknown agent `ghost`"):
         store.prepare(builtin_registry(), "ghost", workspace=workspace)
     assert entries(root) == []
+
+
+@pytest.mark.parametrize("workspace_mode", ["zzz", None])
+def test_prepare_refuses_an_unknown_workspace_mode_before_writing_anything(store, root, workspace, workspace_mode):
+    with refused("workspace_mode must be one of read-only, workspace-write"):
+        store.prepare(builtin_registry(), "titling", workspace=workspace, workspace_mode=workspace_mode)
+    assert entries(root) == []
+
+
+def test_prepare_refuses_a_workspace_that_is_not_a_path(store, root):
+    with refused("workspace must be a path, received int"):
+        store.prepare(builtin_registry(), "search", workspace=5)
+    assert entries(root) == []
+
+
+def test_prepare_names_an_executions_folder_that_is_a_file(tmp_path, workspace):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    with refused(f"cannot use `{blocker / 'executions'}` as the executions folder"):
+        ExecutionStore(blocker / "executions").prepare(builtin_registry(), "search", workspace=workspace)
+
+
+def test_a_null_output_that_passes_its_contract_is_persisted(tmp_path, workspace):
+    nullable = define_output_contract("maybe", {"type": ["object", "null"]})
+    registry = create_agent_registry([*(agent for agent in BUILTIN_AGENTS if agent.id != "search"),
+                                      define_agent({**builtin_registry().get("search").model_dump(), "output": nullable})])
+    store = ExecutionStore(tmp_path / "executions")
+    store.prepare(registry, "search", workspace=workspace, execution_id="exec_null")
+    assert store.finalize("exec_null", None, registry=registry).ok
+    stored = read(state_path(tmp_path / "executions", "exec_null"))
+    assert stored["status"] == "completed" and "output" in stored and stored["output"] is None
 
 
 def test_prepare_writes_policy_and_state_private_and_prepared(store, root, workspace):
@@ -322,6 +353,9 @@ def test_a_state_naming_another_execution_is_refused(store, root, prepared):
 IMPOSSIBLE_STATES = {
     "other workflow": {"workflow": {"workflowId": "coordinate-principal-task"}},
     "unknown state": {"workflow": {"currentState": "NOWHERE"}},
+    "prepared but moved on": {"workflow": {"currentState": "REPORT", "status": "awaiting-output"}},
+    "completed without its output": {"status": "completed",
+                                     "workflow": {"currentState": "REPORT", "status": "completed"}},
     "completed before the end": {"status": "completed", "workflow": {"status": "completed"}},
     "awaiting output mid-chain": {"workflow": {"status": "awaiting-output"}},
     "repair attempts while running": {"workflow": {"repairAttempts": 1}},
@@ -425,11 +459,16 @@ def test_a_policy_hash_edited_in_policy_json_alone_is_a_mismatch(store, root, pr
         store.finalize(prepared, "answer")
 
 
-def test_a_definition_changed_since_prepare_is_refused(store, root, prepared):
-    before = fingerprint(state_path(root, prepared))
+def test_a_definition_changed_since_prepare_is_refused(store, root, workspace):
+    store.prepare(edited_registry("search"), "search", workspace=workspace, execution_id="exec_edited")
+    before = fingerprint(state_path(root, "exec_edited"))
     with refused("no definition for `search` matching the hash this execution ran with"):
-        store.finalize(prepared, "answer", registry=edited_registry("search"))
-    assert fingerprint(state_path(root, prepared)) == before
+        store.finalize("exec_edited", "answer", registry=edited_registry("search", "Edited again."))
+    assert fingerprint(state_path(root, "exec_edited")) == before
+
+
+def test_a_builtin_execution_finalises_beside_a_project_definition_of_the_same_role(store, prepared):
+    assert store.finalize(prepared, "answer", registry=edited_registry("search")).ok
 
 
 def test_an_execution_prepared_with_an_edited_definition_finalises_only_with_it(store, root, workspace):

@@ -18,6 +18,10 @@ from .errors import AgentError
 from .frozen import freeze, thaw
 
 TEXT_OUTPUT_SCHEMA: Mapping[str, Any] = freeze({"type": "string", "minLength": 1})
+JS_TRIMMED = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+"""What JavaScript's ``trim()`` removes (WhiteSpace and LineTerminator); Python's ``strip()`` differs
+(it removes U+001F and U+0085, and keeps U+FEFF)."""
 
 
 @dataclass(frozen=True)
@@ -90,7 +94,7 @@ class TextOutputContract(OutputContract):
         return None  # the schema is the fixed TEXT_OUTPUT_SCHEMA; validation trims instead
 
     def validate(self, value: Any) -> OutputValidation:
-        if isinstance(value, str) and value.strip():
+        if isinstance(value, str) and value.strip(JS_TRIMMED):
             return OutputValidation(ok=True, value=value)
         return OutputValidation(ok=False, issues=("output must be non-empty text",))
 

@@ -122,6 +122,7 @@ def _state_entry(workflow_id: str, entry: Mapping[str, Any] | Sequence[Any]) -> 
         state_id, tools = entry
     else:
         raise WorkflowError(f"workflow `{workflow_id}`: a state is {{id, allowed_tools}} or (id, tools)")
-    if not isinstance(state_id, str) or isinstance(tools, str):
+    tools = tuple(tools) if isinstance(tools, Iterable) and not isinstance(tools, str) else None
+    if not isinstance(state_id, str) or tools is None or not all(isinstance(tool, str) for tool in tools):
         raise WorkflowError(f"workflow `{workflow_id}`: state `{state_id}` needs a string id and a list of tools")
-    return state_id, tuple(tools)
+    return state_id, tools

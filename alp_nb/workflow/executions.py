@@ -17,7 +17,7 @@ import tempfile
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import ValidationError
 from pydantic_core import to_jsonable_python
@@ -123,6 +123,11 @@ class ExecutionStore:
             execution_id = f"exec_{secrets.token_hex(8)}"
         _check_id(execution_id)
         mode = parse_mode(mode)
+        if workspace_mode not in get_args(WorkspaceMode):
+            raise WorkflowError(f"workspace_mode must be one of {', '.join(get_args(WorkspaceMode))}, "
+                                f"received `{workspace_mode}`")
+        if not isinstance(workspace, (str, os.PathLike)):
+            raise WorkflowError(f"workspace must be a path, received {type(workspace).__name__}")
         if not registry.has(role):
             raise WorkflowError(f"unknown agent `{role}`; known: {', '.join(registry.ids())}")
         definition = registry.get(role)
@@ -173,7 +178,10 @@ class ExecutionStore:
 
     def _create(self, execution_id: str, policy: dict[str, Any], state: StoredExecutionState) -> None:
         """Write both files into a private folder beside the target, then rename it into place."""
-        self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        try:
+            self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        except OSError as error:
+            raise WorkflowError(f"cannot use `{self.root}` as the executions folder: {error.strerror}") from None
         target = self.root / execution_id
         if target.exists():
             raise WorkflowError(f"execution `{execution_id}` already exists")
@@ -190,7 +198,7 @@ class ExecutionStore:
 
     @staticmethod
     def _write_state(directory: Path, state: StoredExecutionState) -> None:
-        data = state.model_dump(mode="json", by_alias=True, exclude_none=True)
+        data = state.model_dump(mode="json", by_alias=True, include=state.model_fields_set)
         write_atomic(directory / "state.json", json.dumps(data, indent=2, ensure_ascii=False))
 
     def _load(self, execution_id: str, registry: AgentRegistry | None) -> _Loaded:
@@ -201,7 +209,9 @@ class ExecutionStore:
         state = _parse_state(_read_json(directory / "state.json", execution_id), directory / "state.json")
         if state.execution_id != execution_id or policy.get("executionId") != execution_id:
             raise WorkflowError("execution ID mismatch")
-        if state.policy_hash != policy.get("policyHash"):
+        if not isinstance(policy.get("policyHash"), str):
+            raise WorkflowError(f"policy file carries no policyHash: {directory / 'policy.json'}")
+        if state.policy_hash != policy["policyHash"]:
             raise WorkflowError("execution state policy hash mismatch")
         definition = _definition_for(registry or builtin_registry(), policy)
         try:
@@ -251,7 +261,7 @@ def _read_json(path: Path, execution_id: str) -> dict[str, Any]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise WorkflowError(f"execution `{execution_id}` not found: no {path}") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
         raise WorkflowError(f"{path}: not readable JSON ({error})") from None
     if not isinstance(data, dict):
         raise WorkflowError(f"{path}: expected a JSON object")
@@ -266,9 +276,11 @@ def _parse_state(data: dict[str, Any], path: Path) -> StoredExecutionState:
 
 
 def _definition_for(registry: AgentRegistry, policy: dict[str, Any]) -> AgentDefinition:
+    """The role's definition in ``registry`` or among the built-ins, whichever has the hash the
+    execution ran with: resolved by hash, not trust (a project overlay does not hide the built-in)."""
     role = policy.get("role")
-    if isinstance(role, str) and registry.has(role):
-        definition = registry.get(role)
+    candidates = [each.get(role) for each in (registry, builtin_registry()) if isinstance(role, str) and each.has(role)]
+    for definition in candidates:
         if definition_hash(definition) == policy.get("definitionHash"):
             return definition
     raise WorkflowError(f"no definition for `{role}` matching the hash this execution ran with")
@@ -288,9 +300,12 @@ def _check_consistent(workflow: WorkflowDefinition, state: StoredExecutionState,
         problem = f"workflow.repairAttempts {snapshot.repair_attempts} before the output state `{snapshot.current_state}`"
     elif snapshot.repair_attempts not in _REPAIR_ATTEMPTS[snapshot.status]:
         problem = f"workflow.repairAttempts {snapshot.repair_attempts} cannot occur in status `{snapshot.status}`"
-    elif state.status != snapshot.status and not (state.status == "prepared" and snapshot.status in
-                                                    ("running", "awaiting-output")):
+    elif state.status == "prepared" and snapshot != WorkflowRunner().initialize(workflow):
+        problem = "status `prepared` but the workflow is not at its start"
+    elif state.status not in ("prepared", snapshot.status):
         problem = f"status `{state.status}` disagrees with workflow.status `{snapshot.status}`"
+    elif state.status == "completed" and "output" not in state.model_fields_set:
+        problem = "status `completed` without the output that completed it"
     if problem:
         raise WorkflowError(f"{path}: tampered or inconsistent execution state: {problem}")
 

@@ -14,7 +14,6 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ValidationError
 
-from alp_nb.agents.frozen import validation_issues
 from alp_nb.agents.output_contract import OutputContract, OutputValidation
 
 
@@ -32,8 +31,28 @@ class PydanticOutputContract(OutputContract):
         try:
             parsed = self.model.model_validate(value)
         except ValidationError as error:
-            return OutputValidation(ok=False, issues=tuple(validation_issues(error, "output")))
+            return OutputValidation(ok=False, issues=tuple(
+                f"{_path_in(value, issue['loc']) or 'output'}: {issue['msg']}" for issue in error.errors()
+            ))
         return OutputValidation(ok=True, value=parsed)
+
+
+def _path_in(value: Any, loc: tuple[Any, ...]) -> str:
+    """The dotted path of ``loc`` that exists in ``value`` (plus a missing last key).
+
+    Pydantic's locations also name union members and validators (``x.int``, ``u.A.n``); those
+    parts say nothing about where the problem is in the output, so they are dropped.
+    """
+    kept = []
+    for index, part in enumerate(loc):
+        if isinstance(value, Mapping) and part in value:
+            value = value[part]
+        elif isinstance(value, (list, tuple)) and isinstance(part, int) and 0 <= part < len(value):
+            value = value[part]
+        elif not (index == len(loc) - 1 and isinstance(value, Mapping)):
+            continue
+        kept.append(str(part))
+    return ".".join(kept)
 
 
 def define_output_contract(name: str, schema: type[BaseModel] | Mapping[str, Any]) -> OutputContract:
