@@ -1,8 +1,4 @@
-"""Adversarial review of issue 3 as built: each test holds one rule the code breaks today.
-
-Every test is ``xfail(strict=True)`` with the defect in its reason; when the defect is fixed the
-test passes, strict xfail turns that into a failure, and the marker must be removed.
-"""
+"""Edge cases of the workflow layer found in review: each test holds one rule of the reference or the issue."""
 
 from __future__ import annotations
 
