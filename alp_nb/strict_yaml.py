@@ -1,34 +1,44 @@
-"""Strict YAML: YAML 1.2 core schema, with aliases, duplicate keys and extra documents refused.
+"""Strict YAML: YAML 1.2 core schema, with aliases, duplicate keys, extra documents and other tags refused.
 
 Files people review (``agent.yaml``, loop contracts) must load as exactly
 what the reviewer read: ``yes`` stays a string, an alias cannot smuggle in a
-copy, and a second document cannot hide below the first.
+copy, a second document cannot hide below the first, and a tag such as
+``!!set`` or ``!!binary`` cannot turn text into a type JSON does not have.
+``dump_strict_yaml`` writes with the same rules, so its output reads back unchanged.
 """
 
 from __future__ import annotations
 
 import io
 import re
+from collections.abc import Mapping
 
 from ruamel.yaml import YAML
 from ruamel.yaml.constructor import DuplicateKeyError
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.events import AliasEvent, DocumentStartEvent
+from ruamel.yaml.events import AliasEvent, DocumentStartEvent, NodeEvent, ScalarEvent
+from ruamel.yaml.representer import SafeRepresenter
 from ruamel.yaml.resolver import VersionedResolver
 
+_YAML_TAG = "tag:yaml.org,2002:"
+_CORE_SCALARS = {  # tag: (the text it matches, the first characters ruamel looks it up by)
+    "null": (r"~|null|Null|NULL|", ["~", "n", "N", ""]),
+    "bool": (r"true|True|TRUE|false|False|FALSE", list("tTfF")),
+    "int": (r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+", list("-+0123456789")),
+    "float": (r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)",
+              list("-+0123456789.")),
+}
+_CORE_PATTERNS = {f"{_YAML_TAG}{tag}": re.compile(f"^(?:{pattern})\\Z") for tag, (pattern, _) in _CORE_SCALARS.items()}
+_CORE_TAGS = frozenset({*_CORE_PATTERNS, f"{_YAML_TAG}str", f"{_YAML_TAG}seq", f"{_YAML_TAG}map"})
+"""The only explicit tags allowed: the core schema's, which add no type beyond JSON's."""
 
-def _core_schema() -> dict[str, list[tuple[str, re.Pattern[str]]]]:
-    """Implicit tags of the YAML 1.2 core schema, keyed by first character as ruamel looks them up."""
+
+def _implicit_tags() -> dict[str, list[tuple[str, re.Pattern[str]]]]:
+    """The core schema's implicit tags keyed by first character, as ruamel looks them up."""
     table: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
-    for tag, pattern, first in (
-        ("null", r"~|null|Null|NULL|", ["~", "n", "N", ""]),
-        ("bool", r"true|True|TRUE|false|False|FALSE", list("tTfF")),
-        ("int", r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+", list("-+0123456789")),
-        ("float", r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)"
-                  r"|\.(?:nan|NaN|NAN)", list("-+0123456789.")),
-    ):
-        for char in first:
-            table.setdefault(char, []).append((f"tag:yaml.org,2002:{tag}", re.compile(f"^(?:{pattern})$")))
+    for tag, (_, firsts) in _CORE_SCALARS.items():
+        for first in firsts:
+            table.setdefault(first, []).append((f"{_YAML_TAG}{tag}", _CORE_PATTERNS[f"{_YAML_TAG}{tag}"]))
     return table
 
 
@@ -36,11 +46,23 @@ class _CoreSchemaResolver(VersionedResolver):
     """The YAML 1.2 core schema whatever the file declares: ruamel's own 1.2 rules also read
     timestamps, ``1_000``, ``0b1`` and ``<<`` merge keys, which ALP's yaml@2 keeps as strings."""
 
-    _table = _core_schema()
+    _table = _implicit_tags()
 
     @property
     def versioned_resolver(self):
         return self._table
+
+
+class _StrictRepresenter(SafeRepresenter):
+    """Double-quotes text holding NEL or a Unicode line/paragraph separator, which a plain or
+    single-quoted YAML scalar would turn into a line break on the way back in."""
+
+    def represent_str(self, data: str):
+        style = '"' if any(char in data for char in "\x85\u2028\u2029") else None
+        return self.represent_scalar(f"{_YAML_TAG}str", data, style=style)
+
+
+_StrictRepresenter.add_representer(str, _StrictRepresenter.represent_str)
 
 
 def load_strict_yaml(text: str) -> tuple[object, str | None]:
@@ -56,6 +78,8 @@ def load_strict_yaml(text: str) -> tuple[object, str | None]:
                 documents += 1
                 if documents > 1:
                     return None, f"yaml: multiple documents are not allowed{_where(event.start_mark)}"
+            if isinstance(event, NodeEvent) and (problem := _tag_problem(event)):
+                return None, f"yaml: {problem}{_where(event.start_mark)}"
         return yaml.load(text), None
     except DuplicateKeyError as error:
         return None, f"yaml: Map keys must be unique; {error.problem}{_where(error.problem_mark)}"
@@ -63,6 +87,33 @@ def load_strict_yaml(text: str) -> tuple[object, str | None]:
         return None, f"yaml: {error.problem or error.context}{_where(error.problem_mark or error.context_mark)}"
     except YAMLError as error:
         return None, f"yaml: {error}"
+
+
+def dump_strict_yaml(document: Mapping[str, object]) -> str:
+    """``document`` as block YAML that ``load_strict_yaml`` reads back unchanged, keys in their order:
+    text the core schema would read as a number, bool or null (``.5e3``, ``null``) is quoted."""
+    yaml = YAML(typ="safe", pure=True)
+    yaml.Resolver = _CoreSchemaResolver
+    yaml.Representer = _StrictRepresenter
+    yaml.default_flow_style = False
+    yaml.sort_base_mapping_type_on_output = False
+    stream = io.StringIO()
+    yaml.dump(document, stream)
+    return stream.getvalue()
+
+
+def _tag_problem(event: NodeEvent) -> str | None:
+    """Why an explicitly tagged node is refused: a tag outside the core schema (``!!set``, ``!!binary``,
+    ``!!timestamp``, the non-specific ``!``), or a core scalar tag on text that is not of its type."""
+    tag = getattr(event, "tag", None)
+    if tag is None:
+        return None
+    shown = tag.replace(_YAML_TAG, "!!", 1) if tag.startswith(_YAML_TAG) else tag
+    if tag not in _CORE_TAGS:
+        return f"tag {shown} is not allowed (only the core schema's !!str, !!int, !!float, !!bool, !!null, !!seq, !!map)"
+    if isinstance(event, ScalarEvent) and tag in _CORE_PATTERNS and not _CORE_PATTERNS[tag].match(event.value):
+        return f"{event.value!r} is not a core-schema {shown[2:]}"
+    return None
 
 
 def _where(mark) -> str:

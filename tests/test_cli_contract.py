@@ -109,3 +109,34 @@ def test_packet_writes_html_or_markdown_by_suffix(tmp_path, capsys, name, start)
     assert main(["contract", "packet", str(CLEAN), "-o", str(output)]) == 0
     assert output.read_text().startswith(start)
     assert f"wrote {output}" in capsys.readouterr().out
+
+
+def test_contract_new_with_an_empty_name_is_a_one_line_error_naming_the_field(capsys):
+    assert main(["contract", "new", ""]) == 2
+    assert "name" in capsys.readouterr().err
+
+
+def test_contract_new_to_an_unwritable_path_is_a_one_line_error_naming_it(tmp_path, capsys):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    output = blocker / "draft.json"  # its folder is a file
+    assert main(["contract", "new", "x", "-o", str(output)]) == 2
+    assert str(output) in capsys.readouterr().err
+
+
+def test_contract_packet_to_an_unwritable_path_is_a_one_line_error_naming_it(tmp_path, capsys):
+    source = tmp_path / "contract.json"
+    source.write_text(CLEAN.read_text())
+    folder = tmp_path / "packets"
+    folder.mkdir()
+    assert main(["contract", "packet", str(source), "-o", str(folder)]) == 2
+    assert str(folder) in capsys.readouterr().err
+
+
+def test_contract_packet_never_overwrites_the_contract_it_reviews(tmp_path, monkeypatch, capsys):
+    source = tmp_path / "contract.json"
+    source.write_text(CLEAN.read_text())
+    monkeypatch.chdir(tmp_path)
+    assert main(["contract", "packet", str(source), "-o", "./sub/../contract.json"]) == 2
+    assert "contract being reviewed" in capsys.readouterr().err
+    assert source.read_text() == CLEAN.read_text()

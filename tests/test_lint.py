@@ -221,3 +221,15 @@ def test_shared_examples_get_exactly_the_snapshotted_findings_and_no_error():
         findings = lint_contract(document)
         assert [(finding.rule, finding.severity, finding.path) for finding in findings] == EXAMPLE_FINDINGS[name], name
         assert not findings.errors
+
+
+@pytest.mark.parametrize("action", ["read files in the project", "create a local profile"])
+def test_lc112_fires_on_external_effects_only(action):
+    unrecorded = {"state.artifacts": ["progress notes"], "state.update_rule": "Write progress notes after every attempt."}
+
+    def fires(allowed: str) -> bool:
+        document = edit(CLEAN, {**unrecorded, "workspace.allowed_actions": [allowed]})
+        return "LC112" in {finding.rule for finding in lint_contract(document)}
+
+    assert fires("open a pull request")
+    assert not fires(action)

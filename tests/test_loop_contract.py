@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from loop_contract_samples import CLEAN, DELETE, edit, shared_examples
 from pydantic import ValidationError
+from ruamel.yaml import YAML
 
 from alp_nb.loops import PARTS, LoopContract, LoopContractError
 from alp_nb.loops.contract import json_path, read_contract_document
@@ -228,3 +229,57 @@ def test_phases_group_the_eleven_parts_as_the_seed_does():
         "Govern & close": ["budget", "escalation", "exit"],
     }
     assert phases["Run"]["agents"] is contract.agents
+
+
+def _sources_as_yaml_set(contract: LoopContract) -> str:
+    """The contract as YAML whose ``intake.sources`` is written as a ``!!set`` instead of a sequence."""
+    text = contract.replace(intake={**contract.intake.model_dump(), "sources": ["SOURCES"]}).dumps("yaml")
+    return text.replace("  sources:\n  - SOURCES\n", "  sources: !!set {pip-audit report: null, advisory feed: null}\n")
+
+
+def test_a_yaml_set_where_the_schema_wants_an_array_is_refused_by_load(tmp_path):
+    text = _sources_as_yaml_set(LoopContract.from_document(CLEAN))
+    assert isinstance(YAML(typ="safe", pure=True).load(text)["intake"]["sources"], set)  # not a JSON array
+    path = tmp_path / "contract.yaml"
+    path.write_text(text)
+    with pytest.raises(LoopContractError, match=r"!!set is not allowed .*\(line \d+, column \d+\)"):
+        LoopContract.load(path)
+
+
+@pytest.mark.parametrize("text", [".5e3", "-.25E2"])
+def test_a_contract_dumped_to_yaml_loads_back_with_its_text_unchanged(tmp_path, text):
+    contract = LoopContract.from_document(edit(CLEAN, {"objective": text}))
+    path = tmp_path / "contract.yaml"
+    contract.dump(path)
+    assert read_contract_document(path)["objective"] == text
+    assert LoopContract.load(path) == contract
+
+
+def test_a_contract_that_repeats_a_key_is_refused_in_json_as_in_yaml(tmp_path):
+    first = '"destination": "Issue assigned to the security owner"'
+    text = json.dumps(CLEAN, indent=2).replace(first, f'{first},\n    "destination": "nobody"')
+    yaml_file = tmp_path / "contract.yaml"
+    yaml_file.write_text(LoopContract.from_document(CLEAN).dumps("yaml").replace(
+        "  destination: Issue assigned to the security owner\n",
+        "  destination: Issue assigned to the security owner\n  destination: nobody\n"))
+    with pytest.raises(LoopContractError, match="unique"):
+        LoopContract.load(yaml_file)
+    json_file = tmp_path / "contract.json"
+    json_file.write_text(text)
+    with pytest.raises(LoopContractError, match="destination"):
+        LoopContract.load(json_file)
+
+
+def test_a_template_with_an_empty_name_is_refused_naming_the_field():
+    with pytest.raises(LoopContractError) as raised:
+        LoopContract.template("")
+    assert raised.value.code == "CONTRACT_INVALID"
+    assert [issue.split(":")[0] for issue in raised.value.issues] == ["name"]
+
+
+def test_a_contract_that_cannot_be_written_names_its_path(tmp_path):
+    folder = tmp_path / "contract.json"
+    folder.mkdir()
+    with pytest.raises(LoopContractError) as raised:
+        LoopContract.from_document(CLEAN).dump(folder)
+    assert raised.value.code == "CONTRACT_UNWRITABLE" and str(folder) in raised.value.message

@@ -5,6 +5,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from loop_contract_samples import CLEAN, edit
 
 from alp_nb.loops.contract import PARTS, Exit, LoopContract
 from alp_nb.loops.decision import OUTCOMES
@@ -144,3 +145,28 @@ def test_the_markdown_packet_has_every_part_and_section():
     assert {"Contract by phase", "Lint findings", "Field pairs to review together", "Decision table",
             "Failure injections"} <= headings
     assert "**name**: Release notes draft loop" in markdown
+
+
+@pytest.mark.parametrize("objective", ["# Approved by the security review",
+                                       "Keep the docs current\r# Approved by the security review"])
+def test_contract_text_cannot_add_structure_to_the_markdown_packet(objective):
+    contract = LoopContract.from_document(edit(CLEAN, {"objective": objective}))
+    lines = re.split(r"\r\n|\r|\n", review_packet_markdown(contract, simulations=(), findings=()))  # CommonMark ends
+    headings = [line for line in lines if re.match(r" {0,3}#{1,6}(?:\s|$)", line)]
+    assert headings and not any("Approved" in heading for heading in headings)
+
+
+@pytest.mark.parametrize(("objective", "inert"), [
+    ("- a list item", "\\- a list item"),
+    ("12. an ordered item", "12\\. an ordered item"),
+    ("> a quote", "&gt; a quote"),
+    ("~~~ a code fence", "\\~\\~\\~ a code fence"),
+    ("```", "\\`\\`\\`"),
+    ("    indented code", "indented code"),
+    ("---", "\\---"),
+    ("[x]: https://example.com", "\\[x\\]: https://example.com"),
+])
+def test_contract_text_starts_no_block_in_the_markdown_packet(objective, inert):
+    contract = LoopContract.from_document(edit(CLEAN, {"objective": objective}))
+    lines = review_packet_markdown(contract, simulations=(), findings=()).split("\n")
+    assert lines[lines.index("#### objective") + 2] == inert

@@ -163,3 +163,22 @@ def test_the_shared_contracts_survive_every_injection_as_expected(path):
         assert run.outcome == scenario.expected, name
         if run.outcome in ("escalate", "stop-with-receipt"):
             assert run.owner == real.escalation.destination
+
+
+def test_external_effects_count_every_application_so_a_repeat_would_show(monkeypatch):
+    class ForgetfulWorld(dict):
+        """An outside world whose idempotency lookup is lost, so the resumed run applies the effect again."""
+
+        def __contains__(self, key):
+            return False
+
+    opened = simulator._Run.__init__
+
+    def with_forgetful_world(self, *args, **kwargs):
+        opened(self, *args, **kwargs)
+        self.world = ForgetfulWorld()
+
+    monkeypatch.setattr(simulator._Run, "__init__", with_forgetful_world)
+    run = simulate(contract(), "crash-after-side-effect")
+    assert [("applied" in step.note) for step in run.steps] == [True, True]
+    assert dict(run.external_effects) == {"comment:item-1": 2}

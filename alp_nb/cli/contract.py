@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from alp_nb.atomic_file import write_atomic
-from alp_nb.loops.contract import LoopContract, read_contract_document
+from alp_nb.loops.contract import LoopContract, read_contract_document, write_contract_file
 from alp_nb.loops.errors import LoopContractError
 from alp_nb.loops.lint import lint_contract
 from alp_nb.loops.simulator import FAILURE_INJECTIONS, simulate
@@ -81,10 +80,13 @@ def _simulate(args) -> int:
 
 
 def _packet(args) -> int:
-    contract = LoopContract.load(args.file)
     output = Path(args.output)
+    if output.resolve() == Path(args.file).resolve():
+        raise LoopContractError("PACKET_OVERWRITES_CONTRACT",
+                                f"{output} is the contract being reviewed; write the packet to another file")
+    contract = LoopContract.load(args.file)
     markdown = output.suffix.lower() in (".md", ".markdown")
-    write_atomic(output, (review_packet_markdown if markdown else review_packet)(contract), mode=0o644)
+    write_contract_file(output, (review_packet_markdown if markdown else review_packet)(contract))
     print(f"wrote {output}")
     return 0
 

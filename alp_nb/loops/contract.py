@@ -9,20 +9,16 @@ not. Every problem names its JSON path (``agents[0].role``).
 
 from __future__ import annotations
 
-import io
 import json
 import re
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, ConfigDict, Field, StringConstraints, ValidationError
-from ruamel.yaml import YAML
-from ruamel.yaml.representer import SafeRepresenter
 
-from alp_nb.strict_yaml import load_strict_yaml
 from alp_nb.agents.frozen import FrozenModel
 from alp_nb.atomic_file import write_atomic
+from alp_nb.strict_yaml import dump_strict_yaml, load_strict_yaml
 
 from .errors import LoopContractError
 
@@ -160,12 +156,12 @@ class LoopContract(ContractPart):
         if fmt == "json":
             return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
         if fmt == "yaml":
-            return _yaml_text(document)
+            return dump_strict_yaml(document)
         raise LoopContractError("CONTRACT_FORMAT", f"unknown contract format `{fmt}` (json or yaml)")
 
     def dump(self, path: str | Path) -> None:
         """Write the contract atomically, as JSON or YAML after the file's suffix."""
-        write_atomic(path, self.dumps(_format_of(path)), mode=0o644)
+        write_contract_file(path, self.dumps(_format_of(path)))
 
     @classmethod
     def template(cls, name: str) -> LoopContract:
@@ -175,6 +171,14 @@ class LoopContract(ContractPart):
         The numbers and the trigger type are conservative defaults to revisit, not blanks:
         a manual bootstrap, two retries, thirty minutes.
         """
+        try:
+            return cls._template(name)
+        except ValidationError as error:
+            raise LoopContractError("CONTRACT_INVALID", "cannot draft a contract template",
+                                    pydantic_issues(error)) from None
+
+    @classmethod
+    def _template(cls, name: str) -> LoopContract:
         todo = TEMPLATE_MARK + " "
         return cls(
             name=name,
@@ -256,15 +260,40 @@ def read_contract_document(path: str | Path) -> Any:
         raise LoopContractError("CONTRACT_UNREADABLE", f"{path}: cannot read contract ({error})") from None
     if fmt == "json":
         try:
-            return json.loads(text)
+            return json.loads(text, object_pairs_hook=_unique_keys)
         except json.JSONDecodeError as error:
             raise LoopContractError(
                 "CONTRACT_UNREADABLE", f"{path}: not JSON: {error.msg} (line {error.lineno}, column {error.colno})"
+            ) from None
+        except _DuplicateKey as duplicate:
+            raise LoopContractError(
+                "CONTRACT_UNREADABLE", f"{path}: JSON object keys must be unique; found duplicate key {duplicate}"
             ) from None
     document, problem = load_strict_yaml(text)
     if problem:
         raise LoopContractError("CONTRACT_UNREADABLE", f"{path}: {problem}")
     return document
+
+
+class _DuplicateKey(ValueError):
+    """A JSON object repeats a key: ``json.loads`` would keep the last value, which a reviewer may not see."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    document = {}
+    for key, value in pairs:
+        if key in document:
+            raise _DuplicateKey(json.dumps(key, ensure_ascii=False))
+        document[key] = value
+    return document
+
+
+def write_contract_file(path: str | Path, text: str) -> None:
+    """Write a contract (or a document made from one) atomically; ``CONTRACT_UNWRITABLE`` names the path."""
+    try:
+        write_atomic(path, text, mode=0o644)
+    except OSError as error:
+        raise LoopContractError("CONTRACT_UNWRITABLE", f"{path}: cannot write ({error.strerror or error})") from None
 
 
 def json_path(location: tuple[str | int, ...]) -> str:
@@ -304,25 +333,3 @@ def _format_of(path: str | Path) -> Literal["json", "yaml"]:
     if suffix in (".yaml", ".yml"):
         return "yaml"
     raise LoopContractError("CONTRACT_FORMAT", f"{path}: a contract file ends in .json, .yaml or .yml")
-
-
-class _ContractRepresenter(SafeRepresenter):
-    """Double-quotes text holding NEL or a Unicode line/paragraph separator, which a plain or
-    single-quoted YAML scalar would turn into a line break on the way back in."""
-
-    def represent_str(self, data: str):
-        style = '"' if any(char in data for char in "\x85\u2028\u2029") else None
-        return self.represent_scalar("tag:yaml.org,2002:str", data, style=style)
-
-
-_ContractRepresenter.add_representer(str, _ContractRepresenter.represent_str)
-
-
-def _yaml_text(document: Mapping[str, Any]) -> str:
-    yaml = YAML(typ="safe", pure=True)
-    yaml.Representer = _ContractRepresenter
-    yaml.default_flow_style = False
-    yaml.sort_base_mapping_type_on_output = False
-    stream = io.StringIO()
-    yaml.dump(document, stream)
-    return stream.getvalue()

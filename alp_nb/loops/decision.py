@@ -54,24 +54,36 @@ class Record(FrozenModel):
     model_config = ConfigDict(alias_generator=None)
 
 
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?"
+          r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b\.?")
+_WEEKDAY = r"(?:mon|tue(?:s)?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?\b\.?,?"
 _TIMESTAMP = re.compile(
     r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b"
     r"|\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"
+    rf"|\b(?:{_WEEKDAY}\s+)?(?:\d{{1,2}}\s+{_MONTH}|{_MONTH}\s+\d{{1,2}}\b)",  # "Thu, 01 Jan", "Mon Jan  5"
+    re.IGNORECASE,
 )
 _PATH = re.compile(
     r"(?:[A-Za-z]:\\|~/|\.{1,2}/|(?<![\w/.])/)[\w.\-~/\\]+"  # absolute, home, ./ or C:\ paths
     r"|\b[\w.\-]+(?:/[\w.\-]+)*/[\w\-]+\.\w+"  # relative paths to a file with an extension
     r"|\b[\w.\-]+(?:/[\w.\-]+){2,}"  # other relative paths of three parts or more ("pass/fail" is prose)
 )
-_UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.IGNORECASE)
-_HEX = re.compile(r"\b0x[0-9a-f]+\b|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b", re.IGNORECASE)
+_UUID = re.compile(r"(?<![0-9a-z])[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?![0-9a-z])",
+                   re.IGNORECASE)
+_HEX = re.compile(
+    r"(?<![0-9a-z])(?:0x[0-9a-f]+"  # after a space, a dash or an underscore (``tmp_8e3f2a1c``)
+    r"|(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}"  # a SHA or address: digits and letters
+    r"|[a-f]{8,})(?![0-9a-z])",  # a digit-free id (``deadbeef``): no English word is eight letters from a-f
+    re.IGNORECASE,
+)
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
 def failure_signature(text: str) -> str:
     """The failure with its incidental parts replaced, so a rewording of only those parts repeats.
 
-    Timestamps, paths, UUIDs and hex ids (commit SHAs, addresses), then any remaining
+    Timestamps (ISO, clock times, dates with month or weekday names), paths, UUIDs and
+    hex ids (commit SHAs, addresses, ``tmp_<hex>`` names), then any remaining
     number become placeholders; case and whitespace are folded. Two runs that fail
     the same way at another line, time or temp folder share a signature; a different
     error message does not.

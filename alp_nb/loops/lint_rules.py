@@ -408,7 +408,9 @@ def mutation_ungated(contract: LoopContract) -> Iterator[Hit]:
 
 
 EXTERNAL_EFFECT = re.compile(
-    r"\bcomment|\bpost(?:s|ed|ing)?\b|\b(?:open|create|file)\w*\b.*\b(?:issue|pr|pull request|ticket|incident)"
+    r"\bcomment|\bpost(?:s|ed|ing)?\b"
+    r"|\b(?:open(?:s|ed|ing)?|creat(?:e|es|ed|ing)|fil(?:e|ed|ing))\b"  # "files" is far more often a noun
+    r".*\b(?:issues?|prs?|pull requests?|tickets?|incidents?)\b"
     r"|\bpag(?:e|es|ing)\b|\bpublish|\bland(?:s|ed|ing)?\b|\bpush|\bsend|\bemail|\bnotif|\bmerg", re.IGNORECASE)
 CHECKPOINT = _words(r"ids?\b", "identifier", "ledger", r"sha\b", r"log", "record", "timeline", "journal",
                     "checkpoint", r"url", "link", "receipt")

@@ -90,7 +90,10 @@ class Step(Record):
 
 
 class Simulation(Record):
-    """A finished simulated run: its trace, terminal outcome and what reached the outside world."""
+    """A finished simulated run: its trace, terminal outcome and what reached the outside world.
+
+    ``external_effects`` counts how often each idempotency key was applied outside; above 1 is a repeat.
+    """
 
     contract_name: str
     scenario: Scenario
@@ -206,7 +209,7 @@ class _Run:
         if key in self.world:
             self.state = self.state.commit(key)
             return f"effect `{key}` found by its idempotency key: reconciled into state, not repeated"
-        self.world[key] = 1
+        self.world[key] = self.world.get(key, 0) + 1  # a count, so that a repeated effect would show
         if scripted.crash == "after-side-effect":
             return f"effect `{key}` applied, then crashed before the checkpoint"
         self.state = self.state.commit(key)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import re
 from typing import TYPE_CHECKING, Any
 
 from .html import badge, block, esc, table
@@ -89,9 +90,18 @@ def simulation_markdown(simulation: Simulation) -> str:
     return "\n".join(lines)
 
 
+_LINE_END = re.compile(r"\r\n|\r|\n")
+_INLINE_MARK = re.compile(r"([\\`*_\[\]|~#])")
+_LEADING_BULLET = re.compile(r"^([-+=])")
+_LEADING_NUMBER = re.compile(r"^(\d{1,9})([.)])")
+
+
 def md(value: object) -> str:
-    """Untrusted text made inert for Markdown: HTML-escaped, and table pipes, backticks and emphasis escaped."""
-    text = html.escape(str(value), quote=False).replace("\n", " ")
-    for char in "\\|`*_[]":
-        text = text.replace(char, "\\" + char)
-    return text
+    """Untrusted text made inert for Markdown, on one line wherever it lands (a line start, a list item,
+    a table cell): no raw HTML, no line break of any kind, no emphasis, code, link, table pipe,
+    strikethrough or fence, and no heading, list, quote, setext or thematic-break marker at its start."""
+    text = html.escape(str(value), quote=False)  # also turns a quote's `>` into `&gt;`
+    text = _LINE_END.sub(" ", text).strip(" \t")  # CommonMark ends lines at CR too; indentation would be code
+    text = _INLINE_MARK.sub(r"\\\1", text)
+    text = _LEADING_BULLET.sub(r"\\\1", text)
+    return _LEADING_NUMBER.sub(r"\1\\\2", text)
