@@ -60,6 +60,10 @@ def registry() -> WorkflowRegistry:
     async def sequence(ctx, args):
         return [await ctx.agent(f"step {i}", label=f"step-{i}") for i in range(args.get("calls", 3))]
 
+    async def twice(ctx, args):
+        """The same call made ``times`` times, one after another."""
+        return [await ctx.agent("same prompt", label="same") for _ in range(args.get("times", 2))]
+
     async def crash(ctx, args):
         """CRASH_CALLS independent calls behind one barrier (the SIGKILL test)."""
         ctx.phase("Fan-out")
@@ -69,7 +73,7 @@ def registry() -> WorkflowRegistry:
 
     for name, script, phases in (("fanout", fanout, ()), ("staged", staged, ("Stage",)), ("child", child, ()),
                                  ("parent", parent, ()), ("grandparent", grandparent, ()),
-                                 ("sequence", sequence, ()), ("crash", crash, ("Fan-out",))):
+                                 ("sequence", sequence, ()), ("twice", twice, ()), ("crash", crash, ("Fan-out",))):
         workflows.register({"name": name, "description": f"{name} test workflow", "phases": list(phases)}, script)
     return workflows
 
@@ -86,6 +90,36 @@ class FailingRunner(MockAgentRunner):
             self.calls.append(label)
             raise RuntimeError(f"runner broke on {label}")
         return super().run(prompt, schema, label)
+
+
+class CountingRunner:
+    """A runner whose every answer differs, as a real model's do: ``answer 1``, ``answer 2``, ..."""
+
+    blocking = False
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def run(self, prompt, schema, label):
+        self.calls += 1
+        return RunnerOutput(f"answer {self.calls}", 1)
+
+
+class YieldingRunner:
+    """An async runner that yields to the loop before answering (as a network client does); labels in ``fail``
+    raise."""
+
+    def __init__(self, fail=(), tokens=10) -> None:
+        self.calls: list[str] = []
+        self.fail = set(fail)
+        self.tokens = tokens
+
+    async def run(self, prompt, schema, label):
+        self.calls.append(label)
+        await asyncio.sleep(0)
+        if label in self.fail:
+            raise RuntimeError(f"runner broke on {label}")
+        return RunnerOutput(f"answer to {label}", self.tokens)
 
 
 class ThreadRecordingRunner:

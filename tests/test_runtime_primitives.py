@@ -8,7 +8,7 @@ import threading
 
 import jsonschema
 import pytest
-from runtime_support import FailingRunner, ThreadRecordingRunner, registry
+from runtime_support import FailingRunner, ThreadRecordingRunner, YieldingRunner, registry
 
 from alp_nb.runtime import (
     EventStream,
@@ -103,9 +103,33 @@ def test_agent_with_an_invalid_json_schema_is_refused(store):
     assert result.status == "failed" and "invalid JSON Schema" in result.error
 
 
-def test_agent_label_defaults_to_the_first_24_prompt_characters_and_an_ellipsis(store):
+def test_an_invalid_schema_is_refused_before_the_runner_is_called(store):
+    async def bad_schema(ctx, args):
+        return await ctx.agent("q", schema={"type": "no-such-type"}, label="q")
+
+    runner = MockAgentRunner()
+    result = run("wf", store, one_workflow(bad_schema), runner=runner)
+    assert result.status == "failed" and "schema" in result.error.lower()
+    assert runner.calls == []
+
+
+@pytest.mark.parametrize(("call", "field"), [
+    ({"prompt": "p", "label": "x", "phase": 5}, "phase"),
+    ({"prompt": "bad \ud800 prompt", "label": "x"}, "prompt"),
+])
+def test_a_bad_agent_argument_fails_the_run_with_an_error_naming_it(store, call, field):
+    async def script(ctx, args):
+        return await ctx.agent(**call)
+
+    result = run("wf", store, one_workflow(script))
+    assert result.status == "failed" and field in result.error and "TypeError" not in result.error
+    assert "schema" not in result.error
+
+
+@pytest.mark.parametrize("label", [None, ""])
+def test_agent_label_defaults_to_the_first_24_prompt_characters_and_an_ellipsis(store, label):
     async def unlabelled(ctx, args):
-        return await ctx.agent("a prompt that is longer than twenty-four characters")
+        return await ctx.agent("a prompt that is longer than twenty-four characters", label=label)
 
     result = run("wf", store, one_workflow(unlabelled))
     assert journal(store, result.run_id)[0]["label"] == "a prompt that is longer ..."
@@ -153,6 +177,25 @@ def test_parallel_failure_cancels_pending_siblings_keeps_completed_ones_journale
     failed = {event["label"]: event["error"] for event in events(store, result.run_id)
               if event["type"] == "workflow_agent" and event["status"] == "failed"}
     assert failed == {"broken": "RuntimeError: runner broke", "slow": "cancelled"}
+
+
+def test_a_failure_in_parallel_starts_no_new_runner_call(store):
+    runner = YieldingRunner(fail={"item-0"})
+    result = asyncio.run(run_workflow("fanout", {"calls": 5}, store=store, registry=registry(), runner=runner,
+                                      concurrency=1))
+    assert result.status == "failed"
+    assert runner.calls == ["item-0"]
+
+
+def test_identical_calls_in_flight_at_once_share_one_runner_call(store):
+    async def twins(ctx, args):
+        return await ctx.parallel([lambda: ctx.agent("same", label="same") for _ in range(3)])
+
+    runner = YieldingRunner()
+    result = run("wf", store, one_workflow(twins), runner=runner)
+    assert result.result == ["answer to same"] * 3 and runner.calls == ["same"]
+    assert [line["label"] for line in journal(store, result.run_id)] == ["same"]
+    assert result.task.usage.attempt.agents == 1 and result.task.attempts[0].cached == 2
 
 
 def test_parallel_refuses_entries_that_are_not_awaitable(store):
@@ -241,6 +284,23 @@ def test_budget_reports_total_spent_and_remaining(store):
     assert result.result == [[100, 0, 100], [100, 30, 70]]
 
 
+def test_no_call_starts_once_the_budget_is_spent(store):
+    runner = YieldingRunner(tokens=10)
+    result = asyncio.run(run_workflow("fanout", {"calls": 3, "budget": 10}, store=store, registry=registry(),
+                                      runner=runner, concurrency=1))
+    assert result.status == "failed" and "budget" in result.error
+    assert runner.calls == ["item-0"]
+    assert result.task.usage.attempt.tokens == 10
+
+
+def test_usage_agents_counts_only_calls_that_reached_the_runner(store):
+    runner = YieldingRunner(fail={"item-0"})
+    result = asyncio.run(run_workflow("fanout", {"calls": 5}, store=store, registry=registry(), runner=runner,
+                                      concurrency=1))
+    assert result.status == "failed"
+    assert result.task.usage.attempt.agents == len(runner.calls)
+
+
 def test_budget_must_be_a_positive_integer():
     with pytest.raises(WorkflowInputError) as caught:
         asyncio.run(run_workflow("wf", {"budget": "lots"}, registry=one_workflow(ask)))
@@ -263,12 +323,14 @@ def test_args_must_be_a_json_object():
         assert caught.value.code == "INVALID_ARGS"
 
 
-def test_result_that_is_not_json_fails_the_run(store):
+@pytest.mark.parametrize("value", [{"when": object()}, "lone \ud800 surrogate"])
+def test_result_that_is_not_json_fails_the_run(store, value):
     async def script(ctx, args):
-        return {"when": object()}
+        return value
 
     result = run("wf", store, one_workflow(script))
     assert result.status == "failed" and result.error.startswith("the workflow result is not JSON")
+    assert store.read_output(result.run_id) == {"error": result.error}
 
 
 def test_concurrency_limits_runner_calls_in_flight(store):
@@ -341,6 +403,14 @@ def test_mock_runner_is_deterministic_per_call_and_varies_between_calls():
     first, again = MockAgentRunner().run("p", SCHEMA, "x"), MockAgentRunner().run("p", SCHEMA, "x")
     assert first == again
     assert len({json.dumps(MockAgentRunner().run("p", SCHEMA, f"l{i}").value) for i in range(10)}) > 1
+
+
+@pytest.mark.parametrize("schema", [{"type": "integer", "maximum": -1}, {"type": "number", "maximum": -5}])
+def test_mock_values_satisfy_an_upper_bound_below_zero(schema):
+    import random
+
+    for seed in range(5):
+        jsonschema.validate(mock_value(schema, random.Random(seed)), schema)
 
 
 def test_mock_runner_enum_choice_covers_every_value():

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
-from runtime_support import FailingRunner, launch
+from runtime_support import CountingRunner, FailingRunner, launch, registry
 
-from alp_nb.runtime import MockAgentRunner, RunStore, Usage, WorkflowInputError, WorkflowRegistry
+from alp_nb.runtime import (
+    MockAgentRunner,
+    RunnerOutput,
+    RunStore,
+    Usage,
+    WorkflowInputError,
+    WorkflowRegistry,
+    call_workflow_tool,
+)
 
 
 @pytest.fixture
@@ -51,11 +60,11 @@ def test_resume_finds_parallel_calls_whatever_order_they_start_in(store):
 
 
 def test_resume_inside_a_pipeline_reruns_only_the_failed_item_stage(store):
-    first = launch("staged", store, runner=FailingRunner({"second-b"}))
+    first = launch("staged", store, runner=FailingRunner({"second-c"}))  # the last item, so no sibling is cancelled
     assert first.status == "failed"
     runner = MockAgentRunner()
     again = launch("staged", store, resume=first.run_id, runner=runner)
-    assert runner.calls == ["second-b"] and again.status == "completed"
+    assert runner.calls == ["second-c"] and again.status == "completed"
     assert again.result == launch("staged", RunStore(store.root / "clean")).result
 
 
@@ -94,6 +103,50 @@ def test_resume_args_default_to_the_saved_ones_and_must_match_when_given(store):
     assert caught.value.code == "ARGS_MISMATCH"
 
 
+def test_resume_args_must_match_the_saved_args_as_json(store):
+    first = launch("sequence", store, args={"flag": 1})
+    for different in ({"flag": True}, {"flag": 1.0}):
+        with pytest.raises(WorkflowInputError) as refused:
+            launch("sequence", store, args=different, resume=first.run_id)
+        assert refused.value.code == "ARGS_MISMATCH"
+
+
+@pytest.mark.parametrize("saved_args", [[1], {"budget": "lots"}])
+def test_a_snapshot_with_malformed_args_is_refused_naming_the_args_and_loses_nothing(store, saved_args):
+    first = launch("sequence", store)
+    path = store.paths(first.run_id).snapshot
+    snapshot = json.loads(path.read_text())
+    snapshot["args"] = saved_args
+    path.write_text(json.dumps(snapshot))
+    output = store.paths(first.run_id).output.read_text()
+    result = asyncio.run(call_workflow_tool({"name": "sequence", "resume_from_run_id": first.run_id},
+                                            store=store, registry=registry()))
+    assert result.get("isError") is True and result["error"]["code"] == "CORRUPT_RUN"
+    assert result["error"]["message"].startswith(f"{first.run_id}.json args")
+    assert store.paths(first.run_id).output.read_text() == output
+
+
+def test_a_repeated_call_is_served_from_the_journal_so_a_resume_returns_what_the_run_returned(store):
+    runner = CountingRunner()
+    fresh = launch("twice", store, runner=runner)
+    resumed = launch("twice", store, resume=fresh.run_id, runner=CountingRunner())
+    assert fresh.result == ["answer 1", "answer 1"] and resumed.result == fresh.result
+    assert runner.calls == 1 and len(store.paths(fresh.run_id).journal.read_text().splitlines()) == 1
+    assert fresh.task.attempts[0].cached == 1
+
+
+def test_a_fresh_call_returns_the_value_a_resume_would_read_from_the_journal(store):
+    class NotPlainJson:
+        blocking = False
+
+        def run(self, prompt, schema, label):
+            return RunnerOutput({1: ("a", "b")}, 1)
+
+    fresh = launch("sequence", store, args={"calls": 1}, runner=NotPlainJson())
+    resumed = launch("sequence", store, resume=fresh.run_id, runner=NotPlainJson())
+    assert fresh.result == resumed.result == [{"1": ["a", "b"]}]
+
+
 def test_resume_requires_the_same_workflow_name(store):
     first = launch("fanout", store)
     with pytest.raises(WorkflowInputError) as caught:
@@ -118,6 +171,16 @@ def test_a_run_id_that_could_leave_the_store_is_refused_before_any_path_is_built
         launch("fanout", store, resume=run_id)
     assert caught.value.code == "INVALID_RUN_ID"
     assert sorted(tmp_path.rglob("*")) == before
+
+
+def test_a_refused_resume_creates_no_lock_file(store):
+    first = launch("fanout", store)
+    lock = store.paths(first.run_id).lock
+    lock.unlink()
+    for name, args in (("sequence", None), ("fanout", {"calls": 9})):
+        with pytest.raises(WorkflowInputError):
+            launch(name, store, args=args, resume=first.run_id)
+    assert not lock.exists()
 
 
 def test_resuming_an_unknown_run_is_refused_and_creates_nothing(store):

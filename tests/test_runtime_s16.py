@@ -12,7 +12,7 @@ import os
 import time
 
 import pytest
-from runtime_support import FailingRunner, launch
+from runtime_support import CountingRunner, FailingRunner, launch
 
 from alp_nb.runtime import (
     MockAgentRunner,
@@ -80,6 +80,27 @@ def test_journal_written_by_s16_is_resumed_with_every_call_from_the_cache(tmp_pa
     assert dict(resumed.task.args) == {"changes": "diff"}
     assert resumed.task.usage.cumulative.model_dump() == {"agents": 2, "tokens": 40}
     assert [attempt.status for attempt in resumed.task.attempts] == ["completed", "completed"]
+
+
+def test_an_empty_label_finds_the_call_s16_journaled_under_its_default_label(tmp_path):
+    run_id = "wf_empty-label_0123456789abcdef"
+    store = RunStore(tmp_path / ".runtime")
+    store.root.mkdir()
+    prompt = "a prompt s16 labelled for us"
+    store.paths(run_id).snapshot.write_text(json.dumps({
+        "runId": run_id, "workflowName": "empty-label", "args": {},
+        "task": {"status": "completed", "usage": {"agents": 1, "tokens": 3}, "progress": []}}))
+    store.paths(run_id).journal.write_text(
+        json.dumps({"key": s16_key(prompt[:24] + "...", prompt, None), "value": "from s16"}) + "\n")
+    workflows = WorkflowRegistry()
+
+    async def empty_label(ctx, args):
+        return await ctx.agent(prompt, label="")  # s16: `label or prompt[:24] + "..."`
+
+    workflows.register({"name": "empty-label", "description": "d"}, empty_label)
+    runner = MockAgentRunner()
+    assert launch("empty-label", store, workflows, resume=run_id, runner=runner).result == "from s16"
+    assert runner.calls == []
 
 
 def test_s16_defect_1_call_keys_are_32_hex_content_hashes_and_short_keys_still_read(store):
@@ -164,7 +185,9 @@ def test_s16_defect_6_the_agent_cap_counts_distinct_calls_and_a_stopped_run_fini
         return same + [await ctx.agent(f"other {i}", label=f"other-{i}") for i in range(2)]
 
     workflows.register({"name": "repeats", "description": "d"}, repeats)
-    assert launch("repeats", store, workflows, agent_cap=3).status == "completed"
+    runner = MockAgentRunner()
+    assert launch("repeats", store, workflows, agent_cap=3, runner=runner).status == "completed"
+    assert runner.calls == ["same", "other-0", "other-1"]  # a repeated call is one call: run once
 
     stopped = launch("sequence", store, args={"calls": 4}, agent_cap=4, runner=FailingRunner({"step-3"}))
     assert stopped.status == "failed"
@@ -175,6 +198,12 @@ def test_s16_defect_6_the_agent_cap_counts_distinct_calls_and_a_stopped_run_fini
     runner = MockAgentRunner()
     assert launch("sequence", store, resume=capped.run_id, agent_cap=4, runner=runner).status == "completed"
     assert runner.calls == ["step-2", "step-3"]
+
+
+def test_the_agent_cap_bounds_how_often_the_runner_is_called(store):
+    runner = CountingRunner()
+    launch("twice", store, args={"times": 5}, runner=runner, agent_cap=1)
+    assert runner.calls <= 1
 
 
 def test_s16_defect_7_a_torn_last_journal_line_does_not_prevent_resuming(store):

@@ -8,6 +8,7 @@ import stat
 import pytest
 from runtime_support import launch, registry
 
+from alp_nb.cli import main
 from alp_nb.runtime import RunStore, WorkflowInputError
 from alp_nb.runtime.keys import RUN_ID_RE
 
@@ -101,3 +102,48 @@ def test_read_events_returns_every_attempt_in_order_and_skips_a_torn_tail(store)
     events = store.read_events(first.run_id)
     assert [event["type"] for event in events].count("task_started") == 2
     assert events[-1]["type"] == "task_notification" and events[-2]["status"] == "cached"
+
+
+def test_events_of_a_run_resumed_after_a_torn_event_line_stay_readable(store):
+    first = launch("sequence", store)
+    with store.paths(first.run_id).events.open("a") as events:
+        events.write('{"type": "workflow_agent", "sta')  # a crash mid-write
+    launch("sequence", store, resume=first.run_id)
+    started = [event for event in store.read_events(first.run_id) if event["type"] == "task_started"]
+    assert [event["attempt"] for event in started] == [1, 2]
+
+
+def test_a_journal_that_resumes_can_always_be_shown(store):
+    result = launch("sequence", store, args={"calls": 2})
+    path = store.paths(result.run_id).journal
+    first, second = (json.loads(line) for line in path.read_text().splitlines())
+    first["addedLater"] = True  # a field a newer version might write: ignored, as the resume ignores it
+    second["label"] = 5  # malformed, but the resume never reads it
+    path.write_text(json.dumps(first) + "\n" + json.dumps(second) + "\n")
+    with pytest.warns(RuntimeWarning, match="line 2: label: "):
+        stored = store.load(result.run_id)
+    assert [entry.label for entry in stored.journal] == ["step-0", None]
+    assert stored.journal[1].value == "mock answer to step-1" and len(stored.warnings) == 1
+    assert launch("sequence", store, resume=result.run_id).task.attempts[-1].cached == 2
+
+
+def test_last_run_names_a_run_only_once_its_first_snapshot_is_written(store, monkeypatch):
+    first = launch("sequence", store)
+
+    def crash(*args, **kwargs):
+        raise RuntimeError("killed")  # the process dies between reserving the run and its first snapshot
+
+    monkeypatch.setattr(RunStore, "write_snapshot", crash)
+    with pytest.raises(RuntimeError, match="killed"):
+        launch("sequence", store)
+    assert store.last_run() == first.run_id
+
+
+def test_cli_run_with_a_store_that_is_a_file_exits_2_naming_it(tmp_path, capsys):
+    not_a_folder = tmp_path / "runs"
+    not_a_folder.write_text("")
+    code = main(["workflow", "run", "review-changes", "--store", str(not_a_folder)])
+    err = capsys.readouterr().err
+    assert code == 2 and str(not_a_folder) in err and err.count("\n") == 1
+    assert main(["workflow", "resume", "--store", str(not_a_folder)]) == 2
+    assert str(not_a_folder) in capsys.readouterr().err

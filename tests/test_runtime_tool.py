@@ -74,6 +74,15 @@ def test_tool_call_turns_bad_input_into_an_error_result_not_an_exception(store, 
     assert result["isError"] is True and result["error"]["code"] == code and result["error"]["message"]
 
 
+def test_the_workflow_tool_turns_deeply_nested_args_into_an_error_result(store):
+    deep: list = []
+    for _ in range(5000):
+        deep = [deep]
+    result = tool({"name": "sequence", "args": {"deep": deep}}, store)
+    assert result["isError"] is True and result["error"]["code"] == "INVALID_ARGS"
+    assert "args" in result["error"]["message"]
+
+
 def test_run_workflow_sync_works_from_a_plain_script(store):
     result = run_workflow_sync("sequence", store=store, registry=registry())
     assert result.status == "completed"

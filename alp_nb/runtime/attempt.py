@@ -3,7 +3,8 @@
 The hot path of ``agent()`` lives here: key lookup in the journal cache,
 cap and budget checks, the runner call (inline for non-blocking runners),
 schema validation with one retry, then the journal line, written before the
-call counts as done.
+call counts as done and added to the cache, so the same call made again in
+this run is served from the journal exactly as a resume would serve it.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from alp_nb.agents.output_contract import OutputContract
 
 from .errors import WorkflowInputError
 from .events import EventLog
-from .journal import CachedCall, JournalWriter
+from .journal import JSON_SCALARS, CachedCall, JournalWriter, journaled
 from .keys import canonical_dumps
 from .runners import RunnerOutput
 from .snapshot import SNAPSHOT_LOG_LINES, PhaseProgress, Usage
@@ -51,7 +52,9 @@ class AttemptState:
         self.announced: set[str] = set()
         self.logs: deque[str] = deque(maxlen=SNAPSHOT_LOG_LINES)
         self.contracts: dict[str, OutputContract] = {}
+        self.running: dict[str, asyncio.Future[None] | None] = {}  # calls in flight, and what twins wait on
         self._semaphore = asyncio.Semaphore(concurrency)
+        self._loop = asyncio.get_running_loop()
         self._invoke = _invoker(runner)
 
     @property
@@ -118,53 +121,60 @@ class AttemptState:
         self.events.agent_event("cached", key, label, phase, workflow)
         return hit[0]
 
+    async def share(self, key: str, label: str, prompt: str, schema: Any, phase: str | None,
+                    workflow: str | None) -> Any:
+        """The same call is running now (a twin in ``parallel``): wait for it and take its journaled answer, so
+        one call gets one runner answer. If the twin failed, make the call here."""
+        running = self.running
+        while key in running:
+            twin = running[key]
+            if twin is None:  # the first twin to wait makes the future the running call resolves
+                twin = running[key] = self._loop.create_future()
+            await asyncio.wait((twin,))  # unlike awaiting it, never cancels the twin's future
+            hit = self.cache.get(key)
+            if hit is not None:
+                return self.serve_cached(hit, key, label, phase, workflow)
+        return await self.call(key, label, prompt, schema, phase, workflow)
+
     async def call(self, key: str, label: str, prompt: str, schema: Any, phase: str | None,
                    workflow: str | None) -> Any:
-        """Run one new call; its journal line is written before it counts as done."""
-        self.check_budget(label, new_call=True)
+        """Run one new call in a concurrency slot; its journal line is written before it counts as done, and its
+        answer joins the cache, so the same call made again is served from the journal."""
+        contract = None if schema is None else self._contract(schema)  # refused before the runner is paid
+        self.running[key] = None
         events = self.events
-        events.agent_event("started", key, label, phase, workflow)
-        started = time.time()
-        tokens = 0
-        attempts = 1
-        self.agents += 1
         try:
             async with self._semaphore:
-                output = await self._invoke(prompt, schema, label)
-                tokens = self._charge(output, label)
-                value = output.value
-                if schema is not None:
-                    contract = self._contract(schema)
-                    verdict = contract.validate(value)
-                    if not verdict.ok:
-                        events.publish(_tagged({"type": "workflow_agent", "status": "retry", "key": key,
-                                                "label": label, "phase": phase, "issues": list(verdict.issues)},
-                                               workflow))
-                        attempts = 2
-                        output = await self._invoke(prompt + RETRY_REMINDER, schema, label)
-                        tokens += self._charge(output, label)
-                        value = output.value
-                        verdict = contract.validate(value)
-                        if not verdict.ok:
-                            raise WorkflowInputError(
-                                "INVALID_OUTPUT",
-                                f"agent `{label}` returned output that does not match its schema after one retry: "
-                                + "; ".join(verdict.issues),
-                            )
-            try:
-                self.writer.append({
-                    "key": key, "kind": "agent", "label": label, "phase": phase, "prompt": prompt,
-                    "schema": schema, "value": value, "tokens": tokens, "attempts": attempts,
-                    "started": started, "ended": time.time(),
-                })
-            except (TypeError, ValueError, RecursionError) as error:
-                raise WorkflowInputError("RUNNER_OUTPUT",
-                                         f"agent `{label}` returned a non-JSON value: {error}") from None
-        except BaseException as error:
-            self.count(phase, FAILED)
-            events.publish(_tagged({"type": "workflow_agent", "status": "failed", "key": key, "label": label,
-                                    "phase": phase, "error": _describe(error)}, workflow))
-            raise
+                self.check_budget(label, new_call=True)  # in the slot: no queued call starts once the budget is spent
+                events.agent_event("started", key, label, phase, workflow)
+                self.agents += 1
+                started = time.time()
+                try:
+                    output = await self._invoke(prompt, schema, label)
+                    tokens = self._charge(output, label)
+                    value = _journaled(output.value, label)
+                    attempts = 1
+                    if contract is not None and not (verdict := contract.validate(value)).ok:
+                        value, tokens, attempts = await self._retry(key, label, prompt, schema, contract, verdict,
+                                                                    tokens, phase, workflow)
+                    try:
+                        seq = self.writer.append({
+                            "key": key, "kind": "agent", "label": label, "phase": phase, "prompt": prompt,
+                            "schema": schema, "value": value, "tokens": tokens, "attempts": attempts,
+                            "started": started, "ended": time.time(),
+                        })
+                    except (TypeError, ValueError, RecursionError) as error:
+                        raise _not_json(label, error) from None
+                except BaseException as error:
+                    self.count(phase, FAILED)
+                    events.publish(_tagged({"type": "workflow_agent", "status": "failed", "key": key,
+                                            "label": label, "phase": phase, "error": _describe(error)}, workflow))
+                    raise
+            self.cache[key] = (value, tokens, seq)
+        finally:
+            waiting = self.running.pop(key)
+            if waiting is not None:
+                waiting.set_result(None)
         self.count(phase, DONE)
         events.agent_event("done", key, label, phase, workflow, tokens)
         total = self.budget_total
@@ -175,6 +185,24 @@ class AttemptState:
                 "its result is journaled",
             )
         return value
+
+    async def _retry(self, key: str, label: str, prompt: str, schema: Any, contract: OutputContract,
+                     verdict: Any, tokens: int, phase: str | None, workflow: str | None) -> tuple[Any, int, int]:
+        """Output failing its schema is asked for once more with a reminder, then refused.
+        Returns (value, tokens of both answers, 2)."""
+        self.events.publish(_tagged({"type": "workflow_agent", "status": "retry", "key": key, "label": label,
+                                     "phase": phase, "issues": list(verdict.issues)}, workflow))
+        output = await self._invoke(prompt + RETRY_REMINDER, schema, label)
+        tokens += self._charge(output, label)
+        value = _journaled(output.value, label)
+        verdict = contract.validate(value)
+        if not verdict.ok:
+            raise WorkflowInputError(
+                "INVALID_OUTPUT",
+                f"agent `{label}` returned output that does not match its schema after one retry: "
+                + "; ".join(verdict.issues),
+            )
+        return value, tokens, 2
 
     def _charge(self, output: Any, label: str) -> int:
         if type(output) is not RunnerOutput:
@@ -214,6 +242,20 @@ def _invoker(runner: Any) -> Callable[[str, Any, str], Any]:
         output = await asyncio.to_thread(run, prompt, schema, label)
         return await output if inspect.isawaitable(output) else output
     return threaded
+
+
+def _journaled(value: Any, label: str) -> Any:
+    """The runner's value as the journal will give it back; RUNNER_OUTPUT if it is not JSON."""
+    if type(value) in JSON_SCALARS:  # reads back unchanged
+        return value
+    try:
+        return journaled(value)
+    except (TypeError, ValueError, RecursionError) as error:
+        raise _not_json(label, error) from None
+
+
+def _not_json(label: str, error: Exception) -> WorkflowInputError:
+    return WorkflowInputError("RUNNER_OUTPUT", f"agent `{label}` returned a non-JSON value: {error}")
 
 
 def _tagged(event: dict[str, Any], workflow: str | None) -> dict[str, Any]:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from functools import partial
 from types import CoroutineType
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +18,7 @@ from alp_nb.agents.frozen import thaw
 
 from .attempt import AttemptState
 from .errors import WorkflowInputError
-from .keys import call_key, s16_call_key
+from .keys import call_key, default_label, s16_call_key
 from .meta import validate_args
 
 if TYPE_CHECKING:
@@ -77,19 +78,23 @@ class ExecutionContext:
         """One agent call; with a schema the answer is validated (one retry with a reminder, then an error)."""
         if type(prompt) is not str:
             raise WorkflowInputError("INVALID_CALL", "agent() prompt must be a string")
-        if label is None:
-            label = prompt[:24] + "..."
+        if label is None or label == "":  # s16's `label or prompt[:24] + "..."`
+            label = default_label(prompt)
         elif type(label) is not str:
             raise WorkflowInputError("INVALID_CALL", "agent() label must be a string")
         if schema is not None and type(schema) is not dict:
             schema = thaw(schema)
-        if phase is None:
-            phase = self._phase
-        state = self._state
         try:
             key = call_key("agent", label, prompt, schema)
+        except UnicodeEncodeError as error:
+            raise WorkflowInputError("INVALID_CALL", _not_unicode(prompt, label, error)) from None
         except (TypeError, ValueError, RecursionError) as error:
             raise WorkflowInputError("INVALID_CALL", f"agent `{label}` schema is not JSON: {error}") from None
+        if phase is None:
+            phase = self._phase
+        elif type(phase) is not str or not phase:
+            raise WorkflowInputError("INVALID_CALL", f"agent `{label}` phase must be a non-empty string")
+        state = self._state
         hit = state.cache.get(key)
         if hit is None and state.s16_keys:
             hit = state.cache.get(s16_call_key("agent", label, prompt, schema))
@@ -97,20 +102,14 @@ class ExecutionContext:
             state.admit(key, label)
         if hit is not None:
             return state.serve_cached(hit, key, label, phase, self._nested_name)
+        if key in state.running:
+            return await state.share(key, label, prompt, schema, phase, self._nested_name)
         return await state.call(key, label, prompt, schema, phase, self._nested_name)
 
     async def parallel(self, thunks: Iterable[Callable[[], Awaitable[Any]] | Awaitable[Any]]) -> list[Any]:
         """Run every thunk at once and wait for all (a barrier). The first failure cancels the siblings still
         pending (what already completed stays journaled) and is raised."""
-        loop = asyncio.get_running_loop()
-        tasks: list[asyncio.Future[Any]] = []
-        try:
-            for thunk in thunks:
-                tasks.append(loop.create_task(_coroutine(thunk)))
-        except BaseException:
-            await _cancel(tasks)
-            raise
-        return await _all_or_cancel(tasks)
+        return await _all_or_cancel(list(thunks))
 
     async def pipeline(self, items: Iterable[Any], *stages: Callable[[Any, Any, int], Any]) -> list[Any]:
         """Send each item through every stage on its own (no barrier between stages); a stage gets
@@ -126,8 +125,7 @@ class ExecutionContext:
                     value = await value
             return value
 
-        loop = asyncio.get_running_loop()
-        return await _all_or_cancel([loop.create_task(run_item(item, index)) for index, item in enumerate(items)])
+        return await _all_or_cancel([partial(run_item, item, index) for index, item in enumerate(items)])
 
     def phase(self, title: str) -> None:
         """Enter a phase: later calls count under it; its first entry in an attempt is announced."""
@@ -152,32 +150,44 @@ class ExecutionContext:
         return await saved.fn(child, child.args)
 
 
-def _coroutine(thunk: Any) -> Coroutine[Any, Any, Any]:
-    """What a parallel() entry runs: ``thunk()`` (or the entry itself) as a coroutine."""
-    value = thunk() if callable(thunk) else thunk
-    if type(value) is CoroutineType:
-        return value
-    if inspect.isawaitable(value):
-        return _wait_for(value)
-    raise WorkflowInputError(
-        "INVALID_CALL", "parallel() takes callables that return awaitables, such as lambda: ctx.agent(...)"
-    )
+async def _all_or_cancel(thunks: list[Any]) -> list[Any]:
+    """Run each thunk (or awaitable) in a task of its own and wait for all of them.
 
+    The first failure cancels the siblings from inside the failing task, in the same step that frees its
+    concurrency slot, so no waiting sibling starts a runner call in that slot.
+    """
+    loop = asyncio.get_running_loop()
+    tasks: list[asyncio.Task[Any]] = []
 
-async def _wait_for(awaitable: Awaitable[Any]) -> Any:
-    return await awaitable
+    async def sibling(thunk: Any) -> Any:
+        try:
+            awaitable = thunk() if callable(thunk) else thunk
+            if type(awaitable) is not CoroutineType and not inspect.isawaitable(awaitable):
+                raise WorkflowInputError("INVALID_CALL", "parallel() takes callables that return awaitables, "
+                                         "such as lambda: ctx.agent(...)")
+            return await awaitable
+        except Exception:
+            current = asyncio.current_task()
+            for task in tasks:
+                if task is not current:
+                    task.cancel()
+            raise
 
-
-async def _all_or_cancel(tasks: list[asyncio.Future[Any]]) -> list[Any]:
+    tasks[:] = [loop.create_task(sibling(thunk)) for thunk in thunks]
     try:
         return list(await asyncio.gather(*tasks))
     except BaseException:
-        await _cancel(tasks)
+        for task in tasks:  # the caller was cancelled, or a sibling failed: stop what still runs
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)  # nothing is journaled after this returns
         raise
 
 
-async def _cancel(tasks: list[asyncio.Future[Any]]) -> None:
-    """Cancel what is still pending and wait until it has stopped, so nothing is journaled afterwards."""
-    for task in tasks:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
+def _not_unicode(prompt: str, label: str, error: UnicodeEncodeError) -> str:
+    """Which text of an agent() call cannot be written as UTF-8 (a lone surrogate), without echoing it."""
+    for field, text in (("prompt", prompt), ("label", label)):
+        try:
+            text.encode()
+        except UnicodeEncodeError as bad:
+            return f"agent() {field} is not valid Unicode text: {bad.reason} at character {bad.start}"
+    return f"agent `{label}` schema holds text that is not valid Unicode: {error.reason}"

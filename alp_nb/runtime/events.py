@@ -36,8 +36,21 @@ _encode = line_encoder(default=str)
 _string = json.encoder.encode_basestring
 
 
-def _private(path: str, flags: int) -> int:
-    return os.open(path, flags, 0o600)
+def _open_after_last_line(path: Path) -> int:
+    """The events file (created 0600) opened for appending, cut back to its last newline first: a crash
+    mid-write leaves a torn last line, and appending after it would bury it in the middle of the file."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
+    end = position = os.lseek(fd, 0, os.SEEK_END)
+    while position > 0:
+        start = max(position - 4096, 0)
+        newline = os.pread(fd, position - start, start).rfind(b"\n")
+        if newline >= 0:
+            position = start + newline + 1
+            break
+        position = start
+    if position != end:
+        os.ftruncate(fd, position)
+    return fd
 
 
 class EventLog:
@@ -47,8 +60,8 @@ class EventLog:
         self._subscribers = list(subscribers)
         self._file = None
         if path is not None:  # open for the whole attempt, closed by close()
-            self._file = open(path, "a", encoding="utf-8", errors="backslashreplace",  # noqa: SIM115
-                              buffering=1 << 16, opener=_private)
+            self._file = open(_open_after_last_line(path), "a", encoding="utf-8",  # noqa: SIM115
+                              errors="backslashreplace", buffering=1 << 16)
 
     def emit(self, event_type: str, **fields: Any) -> Event:
         return self.publish({"type": event_type, **fields})

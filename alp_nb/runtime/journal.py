@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, ValidationError
+from pydantic import ConfigDict, Field, ValidationError
 
 from alp_nb.agents.frozen import FrozenJson, FrozenModel, validation_issues
 
@@ -29,10 +29,15 @@ S16_KEY_LENGTH = len("agent-") + 10
 
 JOURNAL_VERSION = 1
 _encode = line_encoder(allow_nan=False)
+JSON_SCALARS = frozenset((str, int, float, bool, type(None)))
+"""Exact types whose values read back from a journal line unchanged."""
 
 
 class JournalEntry(FrozenModel):
-    """One journaled call as a viewer sees it; s16 lines carry only ``key`` and ``value``."""
+    """One journaled call as a viewer sees it; s16 lines carry only ``key`` and ``value``. Fields it does not
+    know are ignored, as the resume ignores them: a journal that resumes can always be shown."""
+
+    model_config = ConfigDict(extra="ignore")
 
     key: str
     value: FrozenJson = None
@@ -55,7 +60,6 @@ class JournalEntry(FrozenModel):
 
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True, exclude_none=True)
-
 
 
 CachedCall = tuple[Any, int, int]
@@ -111,7 +115,7 @@ def read_journal(path: str | os.PathLike[str], *, keep_entries: bool = False) ->
                 next_seq = seq + 1
             calls[key] = (record["value"], record.get("tokens", 0), seq)
             if entries is not None:
-                entries.append(_entry(record, f"{path.name} line {line_no}"))
+                entries.append(_entry(record, f"{path.name} line {line_no}", read.warnings))
     read.next_seq = next_seq
     return read
 
@@ -142,11 +146,23 @@ def _record(raw: bytes) -> dict[str, Any] | None:
     return record
 
 
-def _entry(record: dict[str, Any], where: str) -> JournalEntry:
+def _entry(record: dict[str, Any], where: str, found: list[str]) -> JournalEntry:
+    """The line as a viewer sees it. A field the resume does not read may be malformed: the line is then shown
+    with what the resume reads (key, value, tokens, seq) and a warning naming it."""
     try:
         return JournalEntry.model_validate(record)
     except ValidationError as error:
-        raise WorkflowInputError("JOURNAL_CORRUPT", f"{where}: {'; '.join(validation_issues(error, 'line'))}") from None
+        message = f"{where}: {'; '.join(validation_issues(error, 'line'))} (shown with its key and value only)"
+        warnings.warn(message, RuntimeWarning, stacklevel=3)
+        found.append(message)
+        return JournalEntry(key=record["key"], value=record["value"], tokens=record.get("tokens", 0),
+                            seq=record.get("seq"))
+
+
+def journaled(value: Any) -> Any:
+    """``value`` as its journal line reads back (int keys become strings, tuples lists), so a fresh call returns
+    what a resume would; TypeError, ValueError or RecursionError if it is not JSON."""
+    return json.loads(_encode(value))
 
 
 class JournalWriter:

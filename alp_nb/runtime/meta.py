@@ -55,6 +55,8 @@ def validate_args(args: Any, field: str = "args") -> dict[str, Any]:
         copy = json.loads(json.dumps(dict(args), allow_nan=False))
     except (TypeError, ValueError) as error:
         raise WorkflowInputError("INVALID_ARGS", f"{field} must hold only JSON values: {error}") from None
+    except RecursionError:
+        raise WorkflowInputError("INVALID_ARGS", f"{field} are nested too deeply") from None
     if set(copy) != set(args):
         raise WorkflowInputError("INVALID_ARGS", f"{field} keys must be strings")
     budget = copy.get("budget")

@@ -1,9 +1,9 @@
 """Launching and resuming runs: ``run_workflow`` (async) and ``run_workflow_sync`` (scripts and notebooks).
 
-A launch checks everything first (workflow, metadata, args, run id, lock,
-journal) and writes nothing until every check passed. Then: ``last_run``
-pointer, snapshot (``running``), events, the script, and at the end the
-output, the final snapshot and ``task_notification``. Script failures end
+A launch checks everything first (workflow, metadata, args, run id, saved
+snapshot, lock, journal) and writes nothing until every check passed. Then:
+snapshot (``running``), ``last_run`` pointer, events, the script, and at the
+end the output, the final snapshot and ``task_notification``. Script failures end
 the run as ``failed`` and are reported in the returned run; refusals before
 launch raise WorkflowInputError.
 """
@@ -25,7 +25,7 @@ from .context import ExecutionContext
 from .errors import WorkflowInputError
 from .events import EventLog, Subscriber
 from .journal import JournalRead, JournalWriter, read_journal
-from .keys import validate_run_id
+from .keys import canonical_dumps, validate_run_id
 from .meta import validate_args
 from .registry import DEFAULT_REGISTRY, SavedWorkflow, WorkflowRegistry
 from .runners import MockAgentRunner
@@ -166,18 +166,11 @@ class _Launch:
         run_id = validate_run_id(resume_from_run_id)
         if not store.paths(run_id).snapshot.exists():  # refused before a lock file is created
             raise WorkflowInputError("RUN_NOT_FOUND", f"no run `{run_id}` in {store.root}")
+        saved_args = _resumable_args(store.read_snapshot(run_id), saved, args)  # a run's name and args never change
         lock = store.acquire(run_id)
         try:
-            snapshot = store.read_snapshot(run_id)
-            if snapshot.workflow_name != saved.meta.name:
-                raise WorkflowInputError("WORKFLOW_MISMATCH", f"run `{run_id}` belongs to workflow "
-                                         f"`{snapshot.workflow_name}`, not `{saved.meta.name}`")
-            saved_args = thaw(snapshot.args) or {}
-            if args is not None and validate_args(args) != saved_args:
-                raise WorkflowInputError("ARGS_MISMATCH", f"args differ from the args run `{run_id}` was launched "
-                                         "with; omit args to reuse them")
             journal = read_journal(store.paths(run_id).journal)
-            previous = _settled_attempts(snapshot.attempts, journal)
+            previous = _settled_attempts(store.read_snapshot(run_id).attempts, journal)  # as of taking the lock
         except BaseException:
             lock.release()
             raise
@@ -188,8 +181,6 @@ class _Launch:
         store, run_id, paths = self.store, self.run_id, self.store.paths(self.run_id)
         resumed = self.resumed
         try:
-            if store.last_run() != run_id:
-                store.set_last_run(run_id, fsync=self.fsync)
             paths.output.unlink(missing_ok=True)  # a previous attempt's output is stale until this one ends
             writer = JournalWriter(paths.journal, fsync=self.fsync,
                                    truncate_to=self.journal.good_bytes if resumed else 0,
@@ -202,6 +193,8 @@ class _Launch:
                 phases=self.saved.meta.phases, on_phase=lambda: (events.flush(), self._persist("running")),
             )
             self._persist("running")
+            if store.last_run() != run_id:  # after the first snapshot: the pointer never names an empty one
+                store.set_last_run(run_id, fsync=self.fsync)
             launched = LaunchEnvelope(run_id=run_id, task_id=_task_id(run_id), workflow_name=self.saved.meta.name,
                                       attempt=self.attempt.number, resumed=resumed, output_file=str(paths.output))
             ids = {"runId": run_id, "taskId": launched.task_id, "workflowName": launched.workflow_name,
@@ -233,8 +226,8 @@ class _Launch:
         except Exception as error:  # noqa: BLE001 (any script failure ends the run as failed, reported)
             return None, "failed", _describe(error)
         try:
-            json.dumps(result, allow_nan=False)
-        except (TypeError, ValueError) as error:
+            json.dumps(result, allow_nan=False, ensure_ascii=False).encode()  # as the output file will hold it
+        except (TypeError, ValueError, RecursionError) as error:
             return None, "failed", f"the workflow result is not JSON: {error}"
         return result, "completed", None
 
@@ -255,6 +248,23 @@ class _Launch:
         )
         self.store.write_snapshot(snapshot, fsync=self.fsync)
         return snapshot
+
+
+def _resumable_args(snapshot: RunSnapshot, saved: SavedWorkflow, args: Any) -> dict[str, Any]:
+    """The args a resume runs with: the saved ones, checked; ``args``, if given, must equal them as JSON
+    (``true`` is not ``1``)."""
+    run_id = snapshot.run_id
+    if snapshot.workflow_name != saved.meta.name:
+        raise WorkflowInputError("WORKFLOW_MISMATCH", f"run `{run_id}` belongs to workflow "
+                                 f"`{snapshot.workflow_name}`, not `{saved.meta.name}`")
+    try:
+        saved_args = validate_args(thaw(snapshot.args), f"{run_id}.json args")
+    except WorkflowInputError as error:
+        raise WorkflowInputError("CORRUPT_RUN", error.message) from None
+    if args is not None and canonical_dumps(validate_args(args)) != canonical_dumps(saved_args):
+        raise WorkflowInputError("ARGS_MISMATCH", f"args differ from the args run `{run_id}` was launched "
+                                 "with; omit args to reuse them")
+    return saved_args
 
 
 def _settled_attempts(attempts: tuple[Attempt, ...], journal: JournalRead) -> tuple[Attempt, ...]:

@@ -103,13 +103,24 @@ def _string(schema: Mapping[str, Any], rng: random.Random, name: str) -> str:
 
 
 def _integer(schema: Mapping[str, Any], rng: random.Random, name: str) -> int:
-    low = math.ceil(schema.get("minimum", 0))
-    return rng.randint(low, math.floor(schema.get("maximum", low + 100)))
+    low, high = _range(schema)
+    return rng.randint(math.ceil(low), math.floor(high))
 
 
 def _number(schema: Mapping[str, Any], rng: random.Random, name: str) -> float:
-    low = schema.get("minimum", 0)
-    return round(rng.uniform(low, schema.get("maximum", low + 100)), 3)
+    low, high = _range(schema)
+    return min(max(round(rng.uniform(low, high), 3), low), high)
+
+
+def _range(schema: Mapping[str, Any]) -> tuple[float, float]:
+    """``minimum``..``maximum``; an end not given lies 100 from the other, and a range with neither starts at 0
+    (below 0 only when the maximum is)."""
+    low, high = schema.get("minimum"), schema.get("maximum")
+    if low is None:
+        low = 0 if high is None or high >= 0 else high - 100
+    if high is None:
+        high = low + 100
+    return low, high
 
 
 _BUILDERS: dict[str, Callable[[Mapping[str, Any], random.Random, str], Any]] = {

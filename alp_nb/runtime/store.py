@@ -103,14 +103,18 @@ class RunStore:
 
     def reserve(self, workflow_name: str) -> str:
         """A fresh run id, claimed by creating its (empty) snapshot exclusively."""
-        self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
-        while True:
-            run_id = new_run_id(workflow_name)
-            try:
-                os.close(os.open(self.paths(run_id).snapshot, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-            except FileExistsError:
-                continue
-            return run_id
+        try:
+            self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+            while True:
+                run_id = new_run_id(workflow_name)
+                try:
+                    os.close(os.open(self.paths(run_id).snapshot, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+                except FileExistsError:
+                    continue
+                return run_id
+        except OSError as error:  # the store is a file, or a folder we may not write to
+            raise WorkflowInputError("INVALID_OPTION", f"run store {self.root} cannot hold runs: "
+                                     f"{error.strerror or error}") from None
 
     def acquire(self, run_id: str) -> RunLock:
         """Hold the run's lock, or WorkflowInputError(RUN_ACTIVE) if another process has it."""
@@ -205,7 +209,7 @@ class RunStore:
         """The run id last launched or resumed here, or None."""
         try:
             text = (self.root / LAST_RUN_FILE).read_text(encoding="utf-8").strip()
-        except (FileNotFoundError, UnicodeDecodeError):
+        except (OSError, UnicodeDecodeError):
             return None
         return text if RUN_ID_RE.fullmatch(text) else None
 
