@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from alp_nb.agents.errors import AgentError
-from alp_nb.agents.output_contract import OutputContract
+from alp_nb.agents.output_contract import OutputContract, OutputValidation
 
 from .errors import WorkflowInputError
 from .events import EventLog
@@ -155,8 +155,9 @@ class AttemptState:
                     value = _journaled(output.value, label)
                     attempts = 1
                     if contract is not None and not (verdict := contract.validate(value)).ok:
-                        value, tokens, attempts = await self._retry(key, label, prompt, schema, contract, verdict,
-                                                                    tokens, phase, workflow)
+                        value, tokens = await self._retry(key, label, prompt, schema, contract, verdict, tokens,
+                                                          phase, workflow)
+                        attempts = 2
                     try:
                         seq = self.writer.append({
                             "key": key, "kind": "agent", "label": label, "phase": phase, "prompt": prompt,
@@ -187,9 +188,9 @@ class AttemptState:
         return value
 
     async def _retry(self, key: str, label: str, prompt: str, schema: Any, contract: OutputContract,
-                     verdict: Any, tokens: int, phase: str | None, workflow: str | None) -> tuple[Any, int, int]:
+                     verdict: OutputValidation, tokens: int, phase: str | None, workflow: str | None) -> tuple[Any, int]:
         """Output failing its schema is asked for once more with a reminder, then refused.
-        Returns (value, tokens of both answers, 2)."""
+        Returns the second answer and the tokens of both."""
         self.events.publish(_tagged({"type": "workflow_agent", "status": "retry", "key": key, "label": label,
                                      "phase": phase, "issues": list(verdict.issues)}, workflow))
         output = await self._invoke(prompt + RETRY_REMINDER, schema, label)
@@ -202,7 +203,7 @@ class AttemptState:
                 f"agent `{label}` returned output that does not match its schema after one retry: "
                 + "; ".join(verdict.issues),
             )
-        return value, tokens, 2
+        return value, tokens
 
     def _charge(self, output: Any, label: str) -> int:
         if type(output) is not RunnerOutput:

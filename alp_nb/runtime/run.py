@@ -3,9 +3,9 @@
 A launch checks everything first (workflow, metadata, args, run id, saved
 snapshot, lock, journal) and writes nothing until every check passed. Then:
 snapshot (``running``), ``last_run`` pointer, events, the script, and at the
-end the output, the final snapshot and ``task_notification``. Script failures end
-the run as ``failed`` and are reported in the returned run; refusals before
-launch raise WorkflowInputError.
+end the output, the final snapshot and ``task_notification``. Script
+failures end the run as ``failed`` and are reported in the returned run;
+refusals before launch raise WorkflowInputError.
 """
 
 from __future__ import annotations
