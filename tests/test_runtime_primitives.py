@@ -484,3 +484,13 @@ def test_runner_failure_ends_the_run_failed_with_the_error_in_output_and_snapsho
     assert result.status == "failed" and result.error == "RuntimeError: runner broke on step-1"
     assert store.read_output(result.run_id) == {"error": result.error}
     assert store.snapshot(result.run_id).error == result.error
+
+
+def test_a_script_error_holding_a_lone_surrogate_fails_the_run_with_readable_files(store):
+    async def script(ctx, args):
+        raise ValueError("bad text \ud800 here")
+
+    result = run("wf", store, one_workflow(script))
+    assert result.status == "failed" and result.error == "ValueError: bad text \\ud800 here"
+    assert store.read_output(result.run_id) == {"error": "ValueError: bad text \\ud800 here"}
+    assert store.snapshot(result.run_id).error == result.error

@@ -267,8 +267,12 @@ def _tagged(event: dict[str, Any], workflow: str | None) -> dict[str, Any]:
 
 
 def _describe(error: BaseException) -> str:
+    """The error as one line of valid text: it goes into the snapshot, the events and the output file,
+    so a lone surrogate in a script's message is shown escaped instead of breaking those writes."""
     if isinstance(error, WorkflowInputError):
-        return error.message
-    if isinstance(error, asyncio.CancelledError):
-        return "cancelled"
-    return f"{type(error).__name__}: {error}"
+        text = error.message
+    elif isinstance(error, asyncio.CancelledError):
+        text = "cancelled"
+    else:
+        text = f"{type(error).__name__}: {error}"
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
