@@ -74,6 +74,12 @@ def test_tool_call_turns_bad_input_into_an_error_result_not_an_exception(store, 
     assert result["isError"] is True and result["error"]["code"] == code and result["error"]["message"]
 
 
+def test_a_malformed_tool_input_is_named_as_input_not_output(store):
+    result = tool({"name": "sequence", "workflow": "x"}, store)
+    assert result["error"]["message"] == (
+        "Workflow tool input: Additional properties are not allowed ('workflow' was unexpected)")
+
+
 def test_the_workflow_tool_turns_deeply_nested_args_into_an_error_result(store):
     deep: list = []
     for _ in range(5000):

@@ -79,12 +79,12 @@ def test_snapshot_text_marks_the_current_state():
 
 
 def test_snapshot_of_an_unknown_workflow_names_its_state_and_workflow():
-    snapshot = WorkflowExecutionState(workflow_id="custom-flow", current_state="SCOPE", status="repairing",
+    snapshot = WorkflowExecutionState(workflow_id="never-started-flow", current_state="SCOPE", status="repairing",
                                       repair_attempts=1)
     html = snapshot._repr_html_()
     assert badges(html) == [("repairing", "warn")]
-    assert "<code>SCOPE</code>" in html and "<code>custom-flow</code>" in html
-    assert pretty(snapshot) == "repairing at SCOPE · repair attempts 1\nworkflow custom-flow"
+    assert "<code>SCOPE</code>" in html and "<code>never-started-flow</code>" in html
+    assert pretty(snapshot) == "repairing at SCOPE · repair attempts 1\nworkflow never-started-flow"
 
 
 def test_snapshot_html_escapes_a_hostile_state_and_workflow_id():

@@ -63,37 +63,86 @@ class MockAgentRunner:
 
 
 def mock_value(schema: Any, rng: random.Random, name: str = "value") -> Any:
-    """A value satisfying the common JSON Schema keywords, drawn from ``rng``."""
-    if not isinstance(schema, Mapping):
-        return None
-    if "const" in schema:
-        return schema["const"]
-    if schema.get("enum"):
-        return rng.choice(list(schema["enum"]))
-    for combinator in ("allOf", "anyOf", "oneOf"):
-        if schema.get(combinator):
-            return mock_value(schema[combinator][0], rng, name)
-    kind = schema.get("type")
-    if isinstance(kind, list):
-        kind = next((item for item in kind if item != "null"), "null")
-    if kind is None:
-        kind = "object" if "properties" in schema else "array" if "items" in schema else "string"
-    return _BUILDERS.get(kind, _string)(schema, rng, name)
+    """A value satisfying the common JSON Schema keywords, drawn from ``rng``; local ``$ref``s (how
+    pydantic writes nested models) are followed and ``allOf`` members merged."""
+    return _MockValues(schema, rng).build(schema, name, 0)
 
 
-def _object(schema: Mapping[str, Any], rng: random.Random, name: str) -> dict[str, Any]:
-    properties = schema.get("properties") or {}
-    value = {key: mock_value(sub, rng, key) for key, sub in properties.items()}
-    for key in schema.get("required") or ():
-        value.setdefault(key, f"{key}-{rng.randrange(1000)}")
-    return value
+class _MockValues:
+    """Builds mock values for one root schema (the document its ``#/...`` references point into)."""
 
+    MAX_DEPTH = 32  # a recursive model stops here with null rather than recursing forever
 
-def _array(schema: Mapping[str, Any], rng: random.Random, name: str) -> list[Any]:
-    low = schema.get("minItems", 0)
-    count = max(low, min(schema.get("maxItems", 2), 1 + rng.randrange(2)))
-    singular = name.removesuffix("s")
-    return [mock_value(schema.get("items", {}), rng, singular) for _ in range(count)]
+    def __init__(self, root: Any, rng: random.Random) -> None:
+        self.root = root
+        self.rng = rng
+
+    def build(self, schema: Any, name: str, depth: int) -> Any:
+        schema = self._resolve(schema)
+        if not isinstance(schema, Mapping) or depth > self.MAX_DEPTH:
+            return None
+        if "const" in schema:
+            return schema["const"]
+        if schema.get("enum"):
+            return self.rng.choice(list(schema["enum"]))
+        if schema.get("allOf"):
+            return self.build(self._merge(schema), name, depth + 1)
+        for combinator in ("anyOf", "oneOf"):
+            if schema.get(combinator):
+                return self.build(schema[combinator][0], name, depth + 1)
+        kind = schema.get("type")
+        if isinstance(kind, list):
+            kind = next((item for item in kind if item != "null"), "null")
+        if kind is None:
+            kind = "object" if "properties" in schema else "array" if "items" in schema else "string"
+        if kind == "object":
+            return self._object(schema, depth)
+        if kind == "array":
+            return self._array(schema, name, depth)
+        return _SCALARS.get(kind, _string)(schema, self.rng, name)
+
+    def _resolve(self, schema: Any) -> Any:
+        """Follow local references (``#/$defs/Finding``); any other reference reads as no constraint."""
+        seen = 0
+        while isinstance(schema, Mapping) and isinstance(schema.get("$ref"), str) and seen <= self.MAX_DEPTH:
+            target: Any = self.root
+            reference = schema["$ref"]
+            parts = reference[2:].split("/") if reference.startswith("#/") else None
+            for part in parts or ():
+                part = part.replace("~1", "/").replace("~0", "~")
+                target = target.get(part) if isinstance(target, Mapping) else None
+            extra = {key: value for key, value in schema.items() if key != "$ref"}
+            schema = {**target, **extra} if isinstance(target, Mapping) and parts is not None else extra
+            seen += 1
+        return schema
+
+    def _merge(self, schema: Mapping[str, Any]) -> dict[str, Any]:
+        """One schema from ``allOf``: properties and required united, other keywords from the first that has them."""
+        merged: dict[str, Any] = {key: value for key, value in schema.items() if key != "allOf"}
+        for member in (self._resolve(member) for member in schema["allOf"]):
+            if not isinstance(member, Mapping):
+                continue
+            for key, value in member.items():
+                if key == "properties":
+                    merged["properties"] = {**merged.get("properties", {}), **value}
+                elif key == "required":
+                    merged["required"] = [*merged.get("required", ()), *value]
+                else:
+                    merged.setdefault(key, value)
+        return merged
+
+    def _object(self, schema: Mapping[str, Any], depth: int) -> dict[str, Any]:
+        properties = schema.get("properties") or {}
+        value = {key: self.build(sub, key, depth + 1) for key, sub in properties.items()}
+        for key in schema.get("required") or ():
+            value.setdefault(key, f"{key}-{self.rng.randrange(1000)}")
+        return value
+
+    def _array(self, schema: Mapping[str, Any], name: str, depth: int) -> list[Any]:
+        low = schema.get("minItems", 0)
+        count = max(low, min(schema.get("maxItems", 2), 1 + self.rng.randrange(2)))
+        singular = name.removesuffix("s")
+        return [self.build(schema.get("items", {}), singular, depth + 1) for _ in range(count)]
 
 
 def _string(schema: Mapping[str, Any], rng: random.Random, name: str) -> str:
@@ -123,9 +172,7 @@ def _range(schema: Mapping[str, Any]) -> tuple[float, float]:
     return low, high
 
 
-_BUILDERS: dict[str, Callable[[Mapping[str, Any], random.Random, str], Any]] = {
-    "object": _object,
-    "array": _array,
+_SCALARS: dict[str, Callable[[Mapping[str, Any], random.Random, str], Any]] = {
     "string": _string,
     "integer": _integer,
     "number": _number,

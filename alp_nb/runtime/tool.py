@@ -41,7 +41,8 @@ async def call_workflow_tool(tool_input: Any, **options: Any) -> dict[str, Any]:
         return _error("INVALID_TOOL_INPUT", "Workflow tool input must be a JSON object")
     verdict = _INPUT.validate(dict(tool_input))
     if not verdict.ok:
-        return _error("INVALID_TOOL_INPUT", "Workflow tool input: " + "; ".join(verdict.issues))
+        issues = (issue.removeprefix("output: ") for issue in verdict.issues)  # the whole input has no path
+        return _error("INVALID_TOOL_INPUT", "Workflow tool input: " + "; ".join(issues))
     try:
         run = await run_workflow(tool_input["name"], tool_input.get("args"), tool_input.get("resume_from_run_id"),
                                  **options)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from alp_nb.workflow.runner import workflow_for
+
 from .agents import chain_html, workflow_text
 from .html import badge, block, esc, names, table
 
@@ -25,13 +27,6 @@ def status_badge(status: str) -> str:
     return badge(status, STATUS_TONES.get(status, "info"))
 
 
-def _builtin_workflow(workflow_id: str) -> WorkflowDefinition | None:
-    """A bare snapshot names only its workflow id; the built-in roles' workflows can be drawn."""
-    from alp_nb.agents.builtins import BUILTIN_AGENTS
-
-    return next((agent.workflow for agent in BUILTIN_AGENTS if agent.workflow.id == workflow_id), None)
-
-
 def _snapshot_html(state: WorkflowExecutionState, workflow: WorkflowDefinition | None) -> str:
     head = (f"<div>{status_badge(state.status)} at <code>{esc(state.current_state)}</code> · "
             f"repair attempts {esc(state.repair_attempts)}</div>")
@@ -48,11 +43,11 @@ def _snapshot_text(state: WorkflowExecutionState, workflow: WorkflowDefinition |
 
 
 def execution_state_html(state: WorkflowExecutionState) -> str:
-    return block(_snapshot_html(state, _builtin_workflow(state.workflow_id)))
+    return block(_snapshot_html(state, workflow_for(state)))
 
 
 def execution_state_text(state: WorkflowExecutionState) -> str:
-    return _snapshot_text(state, _builtin_workflow(state.workflow_id))
+    return _snapshot_text(state, workflow_for(state))
 
 
 def _history_rows(session: WorkflowSession) -> list[tuple[str, ...]]:

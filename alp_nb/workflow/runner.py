@@ -11,11 +11,24 @@ from __future__ import annotations
 
 from typing import Any
 
+from alp_nb.agents.builtins import BUILTIN_AGENTS
 from alp_nb.agents.definition import AgentDefinition
 from alp_nb.agents.output_contract import OutputContract
 from alp_nb.agents.workflow_definition import WorkflowDefinition, WorkflowError, WorkflowState
 
 from .execution_state import LIVE_STATUSES, SubmitResult, WorkflowExecutionState, can_repair_output
+
+
+_INITIALIZED: dict[str, WorkflowDefinition] = {}
+"""The last definition ``initialize`` started under each workflow id in this process: a snapshot
+carries only the id, and this is how its repr draws the chain it belongs to."""
+
+
+def workflow_for(state: WorkflowExecutionState) -> WorkflowDefinition | None:
+    """The definition a snapshot came from, if this process started it or it is a built-in's."""
+    candidates = [_INITIALIZED.get(state.workflow_id)]
+    candidates += [agent.workflow for agent in BUILTIN_AGENTS if agent.workflow.id == state.workflow_id]
+    return next((each for each in candidates if each is not None and state.current_state in each.states), None)
 
 
 class WorkflowRunner:
@@ -25,6 +38,7 @@ class WorkflowRunner:
         """Validate the definition (a broken one is refused here, not at its first move) and start
         it: ``running``, or ``awaiting-output`` straight away when the initial state is terminal."""
         validate_workflow(definition)
+        _INITIALIZED[definition.id] = definition
         initial = definition.states[definition.initial]
         return WorkflowExecutionState(
             workflow_id=definition.id,
