@@ -17,6 +17,7 @@ from alp_nb.agents import (
     BUILTIN_AGENTS, TIER1_CHECK_IDS, TrustStore, definition_hash, load_project_agents, short_hash,
 )
 from alp_nb.cli import main
+from alp_nb.viz import agent_reports as views
 
 BUILTINS = {definition.id: definition for definition in BUILTIN_AGENTS}
 NEVER_TRUSTED = "never trusted — run `alp-nb agent add` to approve it"
@@ -472,7 +473,7 @@ def test_test_all_with_a_broken_file_exits_1(capsys, project):
     code, out, _ = agent(capsys, project, "test", "--all")
     assert code == 1
     assert out.splitlines()[0] == "AGENT-FILE broken — .alp/agents/broken/agent.yaml"
-    assert out.splitlines()[-1] == "ALL      9 of 9 roles passed"
+    assert out.splitlines()[-1] == "ALL      9 of 9 roles passed; 1 agent file(s) do not load"
 
 
 def test_test_overlay_candidate_is_tested_with_its_project_skills(capsys, project):
@@ -633,15 +634,17 @@ def test_add_unknown_id_is_an_error(capsys, project, terminal):
     assert "unknown agent `ghost`" in err
 
 
-def test_add_with_a_corrupt_store_is_refused_and_leaves_it(capsys, project, store, terminal):
+def test_add_with_a_corrupt_store_is_refused_before_asking_and_leaves_it(capsys, project, store, terminal):
     write_agent(project)
     store.path.parent.mkdir(parents=True)
     store.path.write_text("{broken")
     terminal.answer("yes")
-    with pytest.warns(UserWarning, match="nothing is trusted until it is repaired"):
-        code, _, err = agent(capsys, project, "add", "migrator")
-    assert code == 2
-    assert "invalid trusted agents file" in err
+    code, out, err = agent(capsys, project, "add", "migrator")
+    assert code == 1
+    assert out.splitlines()[-1] == (f"REFUSED  invalid trusted agents file at {store.path}; nothing is trusted until "
+                                    "it is repaired; repair or remove it before trusting anything")
+    assert terminal.prompts == []
+    assert err == ""
     assert store.path.read_text() == "{broken"
 
 
@@ -698,3 +701,35 @@ def test_closed_output_pipe_ends_quietly_without_a_traceback(project, home):
     assert finished.returncode == 1
     assert b"Traceback" not in finished.stderr
     assert finished.stderr == b""
+
+
+@pytest.mark.parametrize("interruption", [KeyboardInterrupt, EOFError], ids=["ctrl-c", "ctrl-d"])
+def test_interrupting_the_trust_question_refuses_without_a_traceback(capsys, project, store, monkeypatch,
+                                                                     interruption):
+    write_agent(project)
+    monkeypatch.setattr(sys, "stdin", FakeTerminal())
+
+    def interrupted(prompt: str = "") -> str:
+        raise interruption
+
+    monkeypatch.setattr(builtins, "input", interrupted)
+    try:
+        code, out, _ = agent(capsys, project, "add", "migrator")
+    except (KeyboardInterrupt, EOFError) as escaped:  # caught here: pytest would stop the session on Ctrl-C
+        pytest.fail(f"{escaped!r} escaped the command")
+    assert code == 1
+    assert out.splitlines()[-1] == "REFUSED  `migrator` was not trusted"
+    assert store.records() == ()
+
+
+def test_list_with_a_corrupt_trust_file_says_so_once_instead_of_never_trusted(capsys, project, store):
+    write_agent(project)
+    store.path.parent.mkdir(parents=True)
+    store.path.write_text("{bad")
+    code, out, err = agent(capsys, project, "list")
+    assert code == 1
+    assert "never trusted" not in out
+    (row,) = [line for line in out.splitlines() if "migrator" in line]
+    assert row.split()[:2] == ["UNTRUSTED", "migrator"] and row.endswith(views.TRUST_FILE_UNUSABLE)
+    assert err.splitlines() == [f"alp-nb: warning: invalid trusted agents file at {store.path}; nothing is trusted "
+                                "until it is repaired"]

@@ -83,8 +83,18 @@ class OutputContract:
         """ALP's serialisable form of a contract: its name and JSON Schema."""
         return {"name": self.name, "schema": thaw(self.schema)}
 
+    def _repr_html_(self) -> str:
+        from alp_nb.viz.workflows import contract_html
 
-@dataclass(frozen=True)
+        return contract_html(self)
+
+    def _repr_pretty_(self, printer, cycle) -> None:
+        from alp_nb.viz.workflows import contract_text
+
+        printer.text(contract_text(self))
+
+
+@dataclass(frozen=True, repr=False)  # keep the base's repr and notebook views
 class TextOutputContract(OutputContract):
     """ALP's ``textOutput``: a string that is not blank once trimmed."""
 

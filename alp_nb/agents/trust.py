@@ -114,6 +114,10 @@ class TrustStore:
             warnings.warn(problem, stacklevel=2)
         return records
 
+    def problem(self) -> str | None:
+        """Why the trust file cannot be used (then nothing is trusted), or None when it can."""
+        return self._read()[1]
+
     def record(self, project: str | os.PathLike[str], agent_id: str) -> TrustRecord | None:
         key = (canonicalize_path(os.fspath(project)), agent_id)
         return next((record for record in self.records() if (record.project, record.id) == key), None)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 
 from alp_nb.agents import AgentError
 from alp_nb.cli import agent, context, contract, workflow
@@ -22,6 +23,18 @@ USER_ERRORS: tuple[type[Exception], ...] = (AgentError, WorkflowError, WorkflowI
 
 
 def main(argv: list[str] | None = None) -> int:
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")
+        warnings.showwarning = _one_line_warning
+        return _main(argv)
+
+
+def _one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """A warning on the terminal is one line about the user's files, not a Python source location."""
+    print(f"alp-nb: warning: {message}", file=sys.stderr)
+
+
+def _main(argv: list[str] | None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if not hasattr(args, "handler"):

@@ -66,7 +66,7 @@ def _list(args) -> int:
         details = {
             "built-in": lambda row: short_hash(row["hash"]),
             "trusted": lambda row: short_hash(row["hash"]),
-            "untrusted": lambda row: views.NEVER_TRUSTED,
+            "untrusted": lambda row: views.NEVER_TRUSTED if store.problem() is None else views.TRUST_FILE_UNUSABLE,
             "changed": lambda row: views.EDITED_SINCE_TRUSTED,
             "unloadable": lambda row: "; ".join(row["issues"]),
         }
@@ -154,7 +154,8 @@ def _test(args) -> int:
                              "so no session gets it yet")
         if args.all:
             passed = sum(report.ok for report in reports)
-            lines += ["", f"ALL      {passed} of {len(reports)} roles passed"]
+            unloadable = f"; {len(failures)} agent file(s) do not load" if failures else ""
+            lines += ["", f"ALL      {passed} of {len(reports)} roles passed{unloadable}"]
         print("\n".join(lines))
     return 0 if reports and all(report.ok for report in reports) and not relevant else 1
 
@@ -177,6 +178,9 @@ def _add(args) -> int:
         print(f"REFUSED  `{args.id}` has findings; fix them before trusting it")
         return 1
     store = TrustStore()
+    if store.problem() is not None:
+        print(f"REFUSED  {store.problem()}; repair or remove it before trusting anything")
+        return 1
     digest = definition_hash(definition)
     previous = store.record(project, args.id)
     if previous is not None and previous.definition_hash == digest:
@@ -192,7 +196,11 @@ def _add(args) -> int:
     if not sys.stdin.isatty():
         print("REFUSED  trust needs a terminal; there is no `--yes` for this command")
         return 1
-    answer = input(f"Trust `{args.id}` with the authority above? Type yes to confirm: ")
+    try:
+        answer = input(f"Trust `{args.id}` with the authority above? Type yes to confirm: ")
+    except (KeyboardInterrupt, EOFError):  # Ctrl-C or Ctrl-D is a no
+        print()
+        answer = ""
     if answer.strip().lower() != "yes":
         print(f"REFUSED  `{args.id}` was not trusted")
         return 1

@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from alp_nb.agents.project_agents import AgentFileFailure
 
 NEVER_TRUSTED = "never trusted — run `alp-nb agent add` to approve it"
+TRUST_FILE_UNUSABLE = "not trusted: the trust file cannot be read, so nothing is trusted until it is repaired"
 EDITED_SINCE_TRUSTED = "edited since it was trusted — denied until `alp-nb agent add` approves it again"
 
 

@@ -3,7 +3,10 @@ output verdicts, as HTML and as plain text."""
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
+
+from alp_nb.agents.frozen import thaw
 
 from alp_nb.workflow.runner import workflow_for
 
@@ -11,11 +14,11 @@ from .agents import chain_html, workflow_text
 from .html import badge, block, esc, names, table
 
 if TYPE_CHECKING:
-    from alp_nb.agents.output_contract import OutputValidation
+    from alp_nb.agents.output_contract import OutputContract, OutputValidation
     from alp_nb.agents.workflow_definition import WorkflowDefinition
     from alp_nb.workflow.execution_state import WorkflowExecutionState
     from alp_nb.workflow.executions import ExecutionStatus
-    from alp_nb.workflow.session import WorkflowSession
+    from alp_nb.workflow.session import SessionStep, WorkflowSession
 
 STATUS_TONES = {
     "prepared": "info", "running": "info", "awaiting-output": "info", "repairing": "warn",
@@ -50,17 +53,22 @@ def execution_state_text(state: WorkflowExecutionState) -> str:
     return _snapshot_text(state, workflow_for(state))
 
 
+def _outcome(step: SessionStep) -> str:
+    if step.refused:
+        return f"refused: {step.refused}"
+    if step.validation is not None and not step.validation.ok:
+        return "invalid: " + "; ".join(step.validation.issues)
+    return "ok"
+
+
 def _history_rows(session: WorkflowSession) -> list[tuple[str, ...]]:
-    rows = []
-    for number, step in enumerate(session.history):
-        if step.refused:
-            outcome = f"refused: {step.refused}"
-        elif step.validation is not None and not step.validation.ok:
-            outcome = "invalid: " + "; ".join(step.validation.issues)
-        else:
-            outcome = "ok"
-        rows.append((str(number), step.action, step.state.current_state, step.state.status, outcome))
-    return rows
+    return [(str(number), step.action, step.state.current_state, step.state.status, _outcome(step))
+            for number, step in enumerate(session.history)]
+
+
+def session_step_text(step: SessionStep) -> str:
+    """One history entry on one line: the action, where it left the execution, and how it went."""
+    return f"{step.action}: {step.state.current_state} {step.state.status} ({_outcome(step)})"
 
 
 HISTORY_HEADERS = ("#", "action", "state", "status", "outcome")
@@ -119,6 +127,16 @@ def execution_status_html(status: ExecutionStatus) -> str:
         + _snapshot_html(status.workflow, status.workflow_definition)
         + f"<div>tools now: {names(status.effective_tools, empty='none')}</div>"
     )
+
+
+def contract_html(contract: OutputContract) -> str:
+    schema = json.dumps(thaw(contract.schema), indent=2, ensure_ascii=False)
+    return block(f"output contract <code>{esc(contract.name)}</code> "
+                 f'<span class="muted">({esc(contract.kind)})</span><pre>{esc(schema)}</pre>')
+
+
+def contract_text(contract: OutputContract) -> str:
+    return f"output contract {contract.name} ({contract.kind})\n{json.dumps(thaw(contract.schema), indent=2)}"
 
 
 def validation_html(validation: OutputValidation) -> str:

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 from alp_nb.agents.output_contract import OutputContract, OutputValidation
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)  # keep the base's repr and notebook views
 class PydanticOutputContract(OutputContract):
     """A contract whose validator is a pydantic model; ``value`` of a valid output is the parsed model."""
 

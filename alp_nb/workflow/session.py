@@ -32,6 +32,11 @@ class SessionStep:
     def accepted(self) -> bool:
         return self.refused is None
 
+    def _repr_pretty_(self, printer, cycle) -> None:
+        from alp_nb.viz.workflows import session_step_text
+
+        printer.text(session_step_text(self))
+
 
 class WorkflowSession:
     """Step a role's workflow (or a bare workflow) state by state.
