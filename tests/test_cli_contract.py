@@ -55,10 +55,32 @@ def test_lint_of_a_schema_invalid_file_exits_1_with_lc001(tmp_path, capsys):
     assert "LC001" in capsys.readouterr().out
 
 
-def test_lint_of_an_unreadable_file_exits_1_naming_it(tmp_path, capsys):
+def test_lint_names_a_missing_contract_field_at_its_own_path(tmp_path, capsys):
+    document = json.loads(CLEAN.read_text())
+    del document["agents"][0]["role"]
+    contract = tmp_path / "contract.json"
+    contract.write_text(json.dumps(document))
+    assert main(["contract", "lint", str(contract), "--format", "json"]) == 1
+    paths = [finding["path"] for finding in json.loads(capsys.readouterr().out)["files"][0]["findings"]]
+    assert "agents[0].role" in paths, paths
+
+
+@pytest.mark.parametrize("command", [["lint"], ["simulate", "--scenario", "timeout"], ["packet", "-o", "p.html"]])
+def test_an_unreadable_contract_is_bad_input_in_one_stderr_line_for_every_command(tmp_path, capsys, command):
     missing = tmp_path / "missing.json"
-    assert main(["contract", "lint", str(missing)]) == 1
-    assert str(missing) in capsys.readouterr().out
+    assert main(["contract", command[0], str(missing), *command[1:]]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert len(err.splitlines()) == 1 and str(missing) in err
+
+
+def test_lint_prints_nothing_when_any_of_its_files_cannot_be_read(tmp_path, capsys):
+    malformed = tmp_path / "malformed.json"
+    malformed.write_text('{"name": ')
+    assert main(["contract", "lint", "--format", "json", str(CLEAN), str(malformed)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith(f"alp-nb: {malformed}: not JSON") and len(err.splitlines()) == 1
 
 
 def test_lint_of_an_unknown_rule_id_is_bad_usage(capsys):
@@ -105,7 +127,7 @@ def test_simulate_an_unknown_scenario_is_bad_usage(capsys):
 
 @pytest.mark.parametrize(("name", "start"), [("packet.html", "<!DOCTYPE html>"), ("packet.md", "# Loop contract review")])
 def test_packet_writes_html_or_markdown_by_suffix(tmp_path, capsys, name, start):
-    output = tmp_path / "out" / name
+    output = tmp_path / name
     assert main(["contract", "packet", str(CLEAN), "-o", str(output)]) == 0
     assert output.read_text().startswith(start)
     assert f"wrote {output}" in capsys.readouterr().out
@@ -140,3 +162,12 @@ def test_contract_packet_never_overwrites_the_contract_it_reviews(tmp_path, monk
     assert main(["contract", "packet", str(source), "-o", "./sub/../contract.json"]) == 2
     assert "contract being reviewed" in capsys.readouterr().err
     assert source.read_text() == CLEAN.read_text()
+
+
+@pytest.mark.parametrize("command", [["new", "nightly"], ["packet", str(CLEAN)]], ids=["new", "packet"])
+def test_an_output_path_in_a_missing_directory_is_refused_naming_it(tmp_path, capsys, command):
+    missing = tmp_path / "typo" / "dir"
+    assert main(["contract", *command, "-o", str(missing / "out.yaml")]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and f"no such directory {missing}" in err
+    assert not (tmp_path / "typo").exists()

@@ -138,6 +138,15 @@ def test_schema_violations_are_reported_per_path_and_stop_the_other_rules():
     assert {finding.path for finding in findings} == {"agents[0].role", "trigger.type"}
 
 
+def test_a_missing_or_unexpected_key_is_reported_at_its_own_path_as_loading_reports_it():
+    document = edit(CLEAN, {"agents[0].role": DELETE, "exit": DELETE, "agents[1].owner": "me", "notes": "x"})
+    with pytest.raises(LoopContractError) as loading:
+        LoopContract.from_document(document)
+    loaded_paths = {issue.split(": ")[0] for issue in loading.value.issues}
+    assert loaded_paths == {"agents[0].role", "agents[1].owner", "exit", "notes"}
+    assert {finding.path for finding in lint_contract(document)} == loaded_paths
+
+
 def test_a_fractional_budget_is_a_schema_violation_not_a_float_warning():
     assert fired(edit(CLEAN, {"budget.max_retries": 2.5})) == {"LC001"}
 

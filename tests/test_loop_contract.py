@@ -283,3 +283,11 @@ def test_a_contract_that_cannot_be_written_names_its_path(tmp_path):
     with pytest.raises(LoopContractError) as raised:
         LoopContract.from_document(CLEAN).dump(folder)
     assert raised.value.code == "CONTRACT_UNWRITABLE" and str(folder) in raised.value.message
+
+
+def test_a_contract_is_never_written_into_a_directory_that_does_not_exist(tmp_path):
+    missing = tmp_path / "typo"
+    with pytest.raises(LoopContractError) as raised:
+        LoopContract.from_document(CLEAN).dump(missing / "contract.yaml")
+    assert raised.value.code == "CONTRACT_UNWRITABLE" and f"no such directory {missing}" in raised.value.message
+    assert not missing.exists()

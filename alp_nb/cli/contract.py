@@ -18,7 +18,8 @@ def register(groups) -> None:
     contract = groups.add_parser("contract", help="lint, simulate, review and draft loop contracts").add_subparsers(
         title="contract commands")
 
-    lint = contract.add_parser("lint", help="check contracts against the schema and the lint rules; exit 1 on errors")
+    lint = contract.add_parser("lint", help="check contracts against the schema and the lint rules; exit 1 on errors, "
+                               "2 when a file cannot be read")
     lint.add_argument("files", nargs="+", metavar="FILE", help="contract files (.json, .yaml, .yml)")
     lint.add_argument("--format", choices=("text", "json"), default="text")
     lint.add_argument("--ignore", action="append", default=[], metavar="RULE",
@@ -45,16 +46,9 @@ def register(groups) -> None:
 
 def _lint(args) -> int:
     ignore = [rule for value in args.ignore for rule in value.split(",") if rule.strip()]
-    results = []
-    for file in args.files:
-        try:
-            findings = [finding.model_dump() for finding in lint_contract(read_contract_document(file), ignore)]
-        except LoopContractError as error:
-            if error.code == "UNKNOWN_LINT_RULE":
-                raise
-            findings = [{"rule": error.code, "severity": "error", "path": "$", "message": error.message,
-                         "hint": "fix the file so it can be read"}]
-        results.append({"file": file, "findings": findings})
+    documents = [(file, read_contract_document(file)) for file in args.files]  # unreadable: bad input, exit 2
+    results = [{"file": file, "findings": [finding.model_dump() for finding in lint_contract(document, ignore)]}
+               for file, document in documents]
     errors = sum(finding["severity"] == "error" for result in results for finding in result["findings"])
     if args.format == "json":
         print(json.dumps({"files": results, "errors": errors}, indent=2, ensure_ascii=False))

@@ -160,7 +160,7 @@ class LoopContract(ContractPart):
         raise LoopContractError("CONTRACT_FORMAT", f"unknown contract format `{fmt}` (json or yaml)")
 
     def dump(self, path: str | Path) -> None:
-        """Write the contract atomically, as JSON or YAML after the file's suffix."""
+        """Write the contract atomically into an existing folder, as JSON or YAML after the file's suffix."""
         write_contract_file(path, self.dumps(_format_of(path)))
 
     @classmethod
@@ -289,7 +289,13 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def write_contract_file(path: str | Path, text: str) -> None:
-    """Write a contract (or a document made from one) atomically; ``CONTRACT_UNWRITABLE`` names the path."""
+    """Write a contract (or a document made from one) atomically; ``CONTRACT_UNWRITABLE`` names the path.
+
+    The folder must exist: a typo in an output path is refused rather than quietly made into folders.
+    """
+    folder = Path(path).parent
+    if not folder.exists():
+        raise LoopContractError("CONTRACT_UNWRITABLE", f"{path}: cannot write: no such directory {folder}")
     try:
         write_atomic(path, text, mode=0o644)
     except OSError as error:

@@ -100,8 +100,24 @@ def _schema_validator() -> jsonschema.Draft202012Validator:
        "Upstream CI validates every contract; nothing else can be checked on one it rejects.",
        "Add the missing field, remove the unknown key or fix the type the message names.", reads="document")
 def schema_violations(document: Any) -> Iterator[Hit]:
-    for error in sorted(_schema_validator().iter_errors(document), key=lambda error: list(map(str, error.absolute_path))):
-        yield json_path(tuple(error.absolute_path)), error.message
+    located = (hit for error in _schema_validator().iter_errors(document) for hit in _at_own_path(error))
+    for location, message in sorted(located, key=lambda hit: list(map(str, hit[0]))):
+        yield json_path(location), message
+
+
+def _at_own_path(error: jsonschema.ValidationError) -> Iterator[tuple[tuple[str | int, ...], str]]:
+    """The error at the key it concerns: jsonschema puts a missing or unexpected key at the object
+    holding it (``agents[0]``), while loading names the key itself (``agents[0].role``)."""
+    location = tuple(error.absolute_path)
+    if error.validator == "required":
+        missing = [key for key in error.validator_value if error.message == f"{key!r} is a required property"]
+        yield (*location, *missing[:1]), error.message
+    elif error.validator == "additionalProperties" and error.validator_value is False:
+        known = error.schema.get("properties", {})
+        for key in (key for key in error.instance if key not in known):
+            yield (*location, key), f"Additional properties are not allowed ({key!r} was unexpected)"
+    else:
+        yield location, error.message
 
 
 @_rule("LC002", "warning", "A budget integer is written as a float (3.0).",

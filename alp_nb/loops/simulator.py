@@ -255,8 +255,14 @@ def _failed(summary: str, hypothesis: str, next_action: str) -> Evidence:
     return Evidence(summary=summary, hypothesis=hypothesis, next_action=next_action)
 
 
+# Scripted in the contract's own terms (its gate, its item, its one external effect), never in one
+# kind of job's (a test file, a pull request), so the trace of any contract reads true in its review.
+_EFFECT = "effect:item-1"
 _PASSED = Evidence(summary="gate passed: the acceptance check exited 0", proves_goal=True,
-                   artifact="diff and gate log attached to item-1")
+                   artifact="change and gate log attached to item-1")
+_NEW_FAILURES = ("the change is incomplete", "the change reaches outside its scope", "the output is malformed",
+                 "a required input is missing", "a source the item needs is unavailable",
+                 "the result contradicts its source", "a check ran out of time", "a format is rejected")
 
 FAILURE_INJECTIONS: MappingProxyType[str, Scenario] = MappingProxyType({scenario.name: scenario for scenario in (
     Scenario(
@@ -270,25 +276,26 @@ FAILURE_INJECTIONS: MappingProxyType[str, Scenario] = MappingProxyType({scenario
         description="The worker is killed before its external effect; the resumed run acts once.",
         attempts=(
             ScriptedAttempt(
-                evidence=_failed("worker killed (signal 9) at 08:03:12 before posting its result",
+                evidence=_failed("worker killed (signal 9) at 08:03:12 before its external effect",
                                  "the pass died mid-way; the checkpoint shows no effect was made",
                                  "resume from the checkpoint and make the effect once"),
-                side_effect="comment:item-1", crash="before-side-effect"),
-            ScriptedAttempt(evidence=_PASSED, side_effect="comment:item-1"),
+                side_effect=_EFFECT, crash="before-side-effect"),
+            ScriptedAttempt(evidence=_PASSED, side_effect=_EFFECT),
         ),
         expected="exit-success",
     ),
     Scenario(
         name="crash-after-side-effect",
-        description="The worker posts its effect, then dies before the checkpoint; the resumed run "
+        description="The worker makes its external effect, then dies before the checkpoint; the resumed run "
                     "finds the effect by its idempotency key and does not repeat it.",
         attempts=(
             ScriptedAttempt(
-                evidence=_failed("worker killed (signal 9) at 08:04:40 after posting, before the checkpoint",
+                evidence=_failed("worker killed (signal 9) at 08:04:40 after its external effect, "
+                                 "before the checkpoint",
                                  "the effect may exist outside although state does not record it",
                                  "resume and reconcile the effect by its idempotency key before acting"),
-                side_effect="comment:item-1", crash="after-side-effect"),
-            ScriptedAttempt(evidence=_PASSED, side_effect="comment:item-1"),
+                side_effect=_EFFECT, crash="after-side-effect"),
+            ScriptedAttempt(evidence=_PASSED, side_effect=_EFFECT),
         ),
         expected="exit-success",
     ),
@@ -304,22 +311,22 @@ FAILURE_INJECTIONS: MappingProxyType[str, Scenario] = MappingProxyType({scenario
         description="The gate cannot run: an unknown verdict stops the run and hands it to the owner.",
         attempts=(ScriptedAttempt(evidence=Evidence(
             summary="verifier exited 127: command not found", verifier_broken=True,
-            hypothesis="the check environment lost its test runner", next_action="rerun the gate")),),
+            hypothesis="the check environment lost its checker", next_action="rerun the gate")),),
         expected="stop-with-receipt",
     ),
     Scenario(
         name="missing-authority",
         description="The next step needs a credential the workspace does not grant: escalate, do not work around.",
         attempts=(ScriptedAttempt(evidence=Evidence(
-            summary="push exited 128: permission denied for the protected branch", requires_authority=True,
-            blocker="the loop's token may not write the protected branch")),),
+            summary="the next action exited 1: permission denied", requires_authority=True,
+            blocker="the loop's credential does not grant the next action")),),
         expected="escalate",
     ),
     Scenario(
         name="ambiguous-requirement",
         description="Two sources ask for opposite fixes: a judgment call, so escalate.",
         attempts=(ScriptedAttempt(evidence=Evidence(
-            summary="the issue asks to keep the old flag; the linked review asks to remove it", is_ambiguous=True,
+            summary="one source asks to keep item-1 as it is; another asks to change it", is_ambiguous=True,
             blocker="conflicting requirements need the owner's decision")),),
         expected="escalate",
     ),
@@ -328,11 +335,11 @@ FAILURE_INJECTIONS: MappingProxyType[str, Scenario] = MappingProxyType({scenario
         description="The second attempt fails the same way, reworded only in line, time and path: stop.",
         attempts=(
             ScriptedAttempt(evidence=_failed(
-                "FAILED tests/test_api.py::test_list line 42: expected 200, got 500 at 2026-01-01T08:02:11Z",
-                "pagination cursor is off by one", "patch the cursor and rerun the failing test")),
+                "gate failed at 2026-01-01T08:02:11Z: check exited 1, see /tmp/run-1/gate.log line 42",
+                "the first change missed part of the item", "complete the change and rerun the gate")),
             ScriptedAttempt(evidence=_failed(
-                "FAILED tests/test_api.py::test_list line 57: expected 200, got 500 at 2026-01-01T08:09:40Z",
-                "the response cache is stale", "clear the cache fixture and rerun")),
+                "gate failed at 2026-01-01T08:09:40Z: check exited 1, see /tmp/run-2/gate.log line 57",
+                "the gate read a stale copy of the item", "refresh the item and rerun the gate")),
         ),
         expected="stop-with-receipt",
     ),
@@ -340,10 +347,9 @@ FAILURE_INJECTIONS: MappingProxyType[str, Scenario] = MappingProxyType({scenario
         name="retries-exhausted",
         description="Every attempt fails in a new way with a new hypothesis until the budget is spent.",
         attempts=tuple(
-            ScriptedAttempt(evidence=_failed(f"FAILED: {error}", f"{error} has a local cause", f"fix the {error}"),
-                            minutes=2)
-            for error in ("ImportError", "TypeError", "KeyError", "ValueError", "AssertionError", "OSError",
-                          "IndexError", "NameError")
+            ScriptedAttempt(evidence=_failed(f"gate failed: {failure}", f"this attempt's cause: {failure}",
+                                             "remove that cause and rerun the gate"), minutes=2)
+            for failure in _NEW_FAILURES
         ),
         expected="stop-with-receipt",
     ),
@@ -357,9 +363,9 @@ FAILURE_INJECTIONS: MappingProxyType[str, Scenario] = MappingProxyType({scenario
         name="success-on-retry",
         description="The first attempt fails with an actionable hypothesis; the retry passes the gate.",
         attempts=(
-            ScriptedAttempt(evidence=_failed("FAILED tests/test_dates.py::test_parse: ValueError: month 13",
-                                             "the parser reads day-first dates month-first",
-                                             "parse with an explicit format and rerun the test")),
+            ScriptedAttempt(evidence=_failed("gate failed: check exited 1 on one case of item-1",
+                                             "the change handles every case but that one",
+                                             "cover that case and rerun the gate")),
             ScriptedAttempt(evidence=_PASSED),
         ),
         expected="exit-success",
