@@ -1,21 +1,28 @@
 """Helpers for the runtime tests: small registries of workflows and runners that count or fail.
 
-Also runnable as a script (the crash-safety tests start it in a subprocess):
-``python runtime_support.py STORE launch|resume|hold [RUN_ID]``.
+Also runnable as a script (the crash-safety and command-line tests start it in a subprocess):
+``python runtime_support.py STORE launch|resume|hold|block [RUN_ID]``, ``python runtime_support.py STORE die``
+(review-changes killed as by ``kill -9`` after KILLED_AFTER journaled calls) and ``python runtime_support.py STORE cli
+ARG...`` (``alp-nb ARG...`` with ``wait-once`` saved too).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
-from alp_nb.runtime import MockAgentRunner, RunnerOutput, RunStore, WorkflowRegistry, run_workflow
+from alp_nb.runtime import DEFAULT_REGISTRY, MockAgentRunner, RunnerOutput, RunStore, WorkflowRegistry, run_workflow
 
 CRASH_CALLS = 200
 HANG_AFTER = 100
+KILLED_AFTER = 4
+SUPPORT = __file__
 
 
 def launch(name, store, workflows=None, args=None, resume=None, **options):
@@ -73,9 +80,42 @@ def registry() -> WorkflowRegistry:
 
     for name, script, phases in (("fanout", fanout, ()), ("staged", staged, ("Stage",)), ("child", child, ()),
                                  ("parent", parent, ()), ("grandparent", grandparent, ()),
-                                 ("sequence", sequence, ()), ("twice", twice, ()), ("crash", crash, ("Fan-out",))):
+                                 ("sequence", sequence, ()), ("twice", twice, ()), ("crash", crash, ("Fan-out",)),
+                                 ("wait-once", wait_once, ("Wait",))):
         workflows.register({"name": name, "description": f"{name} test workflow", "phases": list(phases)}, script)
     return workflows
+
+
+async def wait_once(ctx, args):
+    """A run to interrupt: one call, then, the first time only (no ``args["marker"]`` file yet), it writes the
+    marker and waits until it is stopped; then one more call."""
+    ctx.phase("Wait")
+    await ctx.agent("before the wait", label="before")
+    marker = Path(args["marker"])
+    if not marker.exists():
+        marker.write_text("waiting")
+        await asyncio.sleep(3600)
+    return await ctx.agent("after the wait", label="after")
+
+
+def interrupted_review(root: Path) -> RunStore:
+    """A store holding one review-changes run whose process died (as by ``kill -9``) after KILLED_AFTER calls."""
+    finished = subprocess.run([sys.executable, SUPPORT, str(root), "die"], check=False, capture_output=True)
+    assert finished.returncode == 9, finished.stderr.decode()
+    return RunStore(root)
+
+
+class DiesAfter(MockAgentRunner):
+    """The mock, until it has answered ``answers`` calls: then the process exits at once, as if killed."""
+
+    def __init__(self, answers: int) -> None:
+        super().__init__()
+        self.answers = answers
+
+    def run(self, prompt, schema=None, label=""):
+        if len(self.calls) == self.answers:
+            os._exit(9)  # no cleanup: the lock is freed by the OS, the snapshot stays "running"
+        return super().run(prompt, schema, label)
 
 
 class FailingRunner(MockAgentRunner):
@@ -149,6 +189,18 @@ class HangingRunner:
         return RunnerOutput(f"answer to {label}", 5)
 
 
+class BlockingRunner:
+    """A plain sync runner (so it runs in a thread) whose call writes ``marker`` and then blocks for an hour."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def run(self, prompt, schema, label):
+        self.marker.write_text("blocking")
+        time.sleep(3600)
+        return RunnerOutput("too late", 1)
+
+
 class LoggingRunner(MockAgentRunner):
     """The mock, appending every label it is asked to a file (so another process can see the calls)."""
 
@@ -165,13 +217,24 @@ class LoggingRunner(MockAgentRunner):
 def main(argv: list[str]) -> None:
     store, mode = RunStore(argv[0]), argv[1]
     folder = Path(argv[0])
-    if mode == "launch":  # journal HANG_AFTER calls, then hang until killed
+    if mode == "die":
+        asyncio.run(run_workflow("review-changes", {"changes": "rename parse() to load()"}, store=store,
+                                 runner=DiesAfter(KILLED_AFTER)))
+    elif mode == "cli":
+        from alp_nb.cli import main as cli
+
+        DEFAULT_REGISTRY.register({"name": "wait-once", "description": "waits", "phases": ["Wait"]}, wait_once)
+        sys.exit(cli(argv[2:]))
+    elif mode == "launch":  # journal HANG_AFTER calls, then hang until killed
         asyncio.run(run_workflow("crash", store=store, registry=registry(),
                                  runner=HangingRunner(HANG_AFTER, folder / "hanging.marker")))
     elif mode == "resume":
         run = asyncio.run(run_workflow("crash", None, argv[2], store=store, registry=registry(),
                                        runner=LoggingRunner(folder / "resume-calls.log")))
         print(json.dumps(run.to_json()))
+    elif mode == "block":  # a run stopped by Ctrl-C while its runner blocks in a thread
+        asyncio.run(run_workflow("sequence", store=store, registry=registry(),
+                                 runner=BlockingRunner(folder / "blocking.marker")))
     elif mode == "hold":  # resume and hang on the first new call, holding the run's lock
         asyncio.run(run_workflow("crash", None, argv[2], store=store, registry=registry(),
                                  runner=HangingRunner(0, folder / "holding.marker")))

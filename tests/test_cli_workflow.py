@@ -6,10 +6,16 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
+import os
 import re
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
-from runtime_support import FailingRunner
+from runtime_support import SUPPORT, FailingRunner, interrupted_review, launch, registry
 
 from alp_nb.cli import main
 from alp_nb.runtime import RunStore, run_workflow
@@ -43,10 +49,23 @@ def labelled(out: str, label: str) -> str:
     return next(line for line in out.splitlines() if line.startswith(label))
 
 
-def test_list_shows_review_changes_with_its_description_and_phases(capsys):
+def test_list_shows_review_changes_with_its_description_phases_and_args(capsys):
     code, out, err = run(capsys, "workflow", "list")
     assert (code, err) == (0, "")
-    assert "review-changes  Review code changes  [Review → Verify]" in out.splitlines()
+    assert ("review-changes  Review code changes  [Review → Verify]  "
+            "args: changes (string, required): the change to review, as a diff or a description") in out.splitlines()
+
+
+@pytest.mark.parametrize(("args", "named"), [
+    ('{"chnages": "rename parse()"}', "args: Additional properties are not allowed ('chnages' was unexpected)"),
+    ("{}", "args.changes: 'changes' is a required property"),
+    ('{"changes": 5}', "args.changes: 5 is not of type 'string'"),
+])
+def test_run_refuses_args_review_changes_does_not_take_naming_the_key(capsys, tmp_path, store, args, named):
+    code, out, err = run(capsys, "workflow", "run", "review-changes", "--args", args, "--store", store)
+    assert (code, out) == (2, "")
+    assert err.startswith("alp-nb: args do not match what `review-changes` takes: ") and named in err
+    assert err.count("\n") == 1 and not (tmp_path / "runs").exists()
 
 
 def test_run_show_resume_round_trip_serves_every_call_from_the_journal(capsys, store):
@@ -94,7 +113,8 @@ def test_resume_finishes_a_failed_run_running_only_the_calls_not_journaled(capsy
 
 
 def test_a_failed_run_exits_1_and_prints_how_to_resume_it(capsys, store):
-    code, out, err = run(capsys, "workflow", "run", "review-changes", "--args", '{"budget": 1}', "--store", store)
+    code, out, err = run(capsys, "workflow", "run", "review-changes", "--args", '{"changes": "x", "budget": 1}',
+                         "--store", store)
     assert (code, err) == (1, "")
     assert labelled(out, "STATUS") == "STATUS     failed"
     assert "token budget" in labelled(out, "ERROR")
@@ -103,7 +123,7 @@ def test_a_failed_run_exits_1_and_prints_how_to_resume_it(capsys, store):
 
 def test_the_default_store_is_alp_runs_in_the_working_directory(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    code, out, _ = run(capsys, "workflow", "run", "review-changes")
+    code, out, _ = run(capsys, "workflow", "run", "review-changes", "--args", CHANGES)
     assert code == 0
     assert RunStore(tmp_path / ".alp-runs").run_ids() == (run_id_of(out),)
     assert labelled(out, "OUTPUT") == f"OUTPUT     .alp-runs/{run_id_of(out)}.output.json"
@@ -126,7 +146,7 @@ def test_refusals_exit_2_with_one_line_on_stderr_and_write_nothing(capsys, tmp_p
 
 
 def test_progress_is_plain_lines_when_stdout_is_not_a_terminal(capsys, store):
-    _, out, _ = run(capsys, "workflow", "run", "review-changes", "--store", store)
+    _, out, _ = run(capsys, "workflow", "run", "review-changes", "--args", CHANGES, "--store", store)
     assert "\r" not in out and "\x1b" not in out
     assert out.splitlines()[:2] == ["phase    Review", "done     audit:correctness"]
 
@@ -140,3 +160,57 @@ def test_progress_is_one_redrawn_bar_on_a_terminal(monkeypatch, store):
     assert progress.rsplit("\x1b[K", 1)[1] == f"[{'#' * 24}] {REVIEW_CALLS}/{REVIEW_CALLS} calls · Verify"
     assert re.search(r"\r\x1b\[Klog      Confirmed \d+ real issues\n", progress)  # a log line stays, above the bar
     assert summary.startswith("       wf_review-changes_")
+
+
+def test_a_torn_journal_line_is_reported_in_one_line_by_workflow_show(tmp_path):
+    interrupted_store = interrupted_review(tmp_path / "runs")
+    run_id = interrupted_store.last_run()
+    journal = interrupted_store.paths(run_id).journal
+    journal.write_bytes(journal.read_bytes()[:-20])
+    shown = subprocess.run([sys.executable, "-m", "alp_nb", "workflow", "show", run_id,
+                            "--store", str(interrupted_store.root)], check=False, capture_output=True, text=True)
+    assert shown.returncode == 0, shown.stderr
+    assert len(shown.stderr.strip().splitlines()) == 1, shown.stderr
+    assert shown.stderr == f"alp-nb: warning: {run_id}.journal.jsonl line 4 is incomplete (torn write) and was dropped\n"
+    assert "journal: calls 1–3 of 3" in shown.stdout.splitlines() and "WARNING" not in shown.stdout
+
+
+def support_cli(store: str, *argv: str, **options) -> subprocess.Popen:
+    """``alp-nb ARGV... --store STORE`` in a subprocess that also has the ``wait-once`` workflow saved."""
+    return subprocess.Popen([sys.executable, SUPPORT, store, "cli", *argv, "--store", store], text=True, **options)
+
+
+def test_ctrl_c_during_a_run_stops_it_cancelled_and_prints_how_to_resume_it(tmp_path, store):
+    marker = tmp_path / "waiting.marker"
+    process = support_cli(store, "workflow", "run", "wait-once", "--args", json.dumps({"marker": str(marker)}),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    for _ in range(600):  # until the run waits after its first call (at most a minute)
+        if marker.exists() or process.poll() is not None:
+            break
+        time.sleep(0.1)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    run_id = RunStore(store).last_run()
+    assert process.returncode == 130, err
+    assert err == f"alp-nb: interrupted; resume with alp-nb workflow resume {run_id} --store {store}\n"
+    assert "Traceback" not in out and "done     before" in out.splitlines()
+    stopped = RunStore(store).load(run_id)
+    assert stopped.status == "cancelled" and [entry.label for entry in stopped.journal] == ["before"]
+    resumed = launch("wait-once", RunStore(store), registry(), resume=run_id)
+    assert resumed.status == "completed" and [attempt.status for attempt in resumed.task.attempts] == [
+        "cancelled", "completed"]
+    assert resumed.task.attempts[-1].cached == 1
+
+
+def test_a_reader_that_closes_the_pipe_stops_the_run_quietly(store):
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first line, as `| head -0` would be
+    try:
+        process = support_cli(store, "workflow", "run", "review-changes", "--args", CHANGES,
+                              stdout=write_end, stderr=subprocess.PIPE)
+    finally:
+        os.close(write_end)
+    _, err = process.communicate(timeout=60)
+    assert (process.returncode, err) == (1, "")
+    stopped = RunStore(store).load(RunStore(store).last_run())
+    assert stopped.status == "cancelled" and stopped.journal == ()

@@ -84,3 +84,18 @@ def test_two_processes_resuming_the_same_run_the_second_gets_already_active_and_
         holder.wait()
     assert store.snapshot(failed.run_id).status == "interrupted"
     assert os.path.exists(store.paths(failed.run_id).lock)
+
+
+def test_ctrl_c_during_a_blocking_runner_call_cancels_the_run_without_waiting_for_the_call(tmp_path):
+    store = RunStore(tmp_path / "runs")
+    child = subprocess.Popen([sys.executable, SUPPORT, str(store.root), "block"], stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: (store.root / "blocking.marker").exists(), "the runner to block")
+        child.send_signal(signal.SIGINT)
+        _, err = child.communicate(timeout=60)  # the call blocks for an hour: ending sooner means it was not awaited
+    finally:
+        child.kill()
+    assert "KeyboardInterrupt" in err
+    stopped = store.load(store.last_run())
+    assert stopped.status == "cancelled" and stopped.journal == ()
+    assert stopped.snapshot.attempts[-1].usage.agents == 1

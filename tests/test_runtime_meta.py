@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from alp_nb.runtime import (
@@ -10,6 +12,7 @@ from alp_nb.runtime import (
     WorkflowMeta,
     WorkflowRegistry,
     list_workflows,
+    run_workflow,
     saved_workflow,
     validate_meta,
 )
@@ -118,9 +121,10 @@ def test_saved_workflow_decorator_registers_into_the_given_registry_and_returns_
     assert "decorated" not in DEFAULT_REGISTRY
 
 
-def test_default_registry_ships_the_review_changes_sample():
+def test_default_registry_ships_the_review_changes_sample_declaring_its_args():
     (meta,) = [meta for meta in list_workflows() if meta.name == "review-changes"]
-    assert meta == WorkflowMeta(name="review-changes", description="Review code changes", phases=("Review", "Verify"))
+    assert (meta.name, meta.description, meta.phases) == ("review-changes", "Review code changes", ("Review", "Verify"))
+    assert meta.args["required"] == ("changes",) and meta.args["additionalProperties"] is False
 
 
 def test_script_digest_changes_with_the_script_source():
@@ -135,3 +139,60 @@ def test_script_digest_changes_with_the_script_source():
     registry.register({"name": "one", "description": "d"}, one)
     registry.register({"name": "two", "description": "d"}, two)
     assert registry.get("one").digest != registry.get("two").digest
+
+
+# --- declared args --------------------------------------------------------------------------------
+
+TOPIC_ARGS = {"type": "object", "properties": {"topic": {"type": "string"}}, "required": ["topic"],
+              "additionalProperties": False}
+
+
+@pytest.mark.parametrize("args", [[], {"type": "no-such-type"}, {"required": "topic"}])
+def test_an_args_schema_that_is_not_a_json_schema_object_is_refused_at_registration(args):
+    assert _refusal({"name": "x", "description": "d", "args": args}).startswith("meta.args ")
+
+
+@pytest.fixture
+def declared(tmp_path):
+    ran = []
+    workflows = WorkflowRegistry()
+
+    @saved_workflow(name="topical", description="takes a topic", args=TOPIC_ARGS, registry=workflows)
+    async def topical(ctx, args):
+        ran.append(args)
+        return await ctx.agent(f"about {args['topic']}", label="about")
+
+    @saved_workflow(name="outer", description="nests topical", registry=workflows)
+    async def outer(ctx, args):
+        return await ctx.workflow("topical", args["inner"])
+
+    return workflows, ran, tmp_path / "runs"
+
+
+@pytest.mark.parametrize(("args", "named"), [
+    ({"topc": "x"}, ("args.topic: 'topic' is a required property; "
+                     "args: Additional properties are not allowed ('topc' was unexpected)")),
+    ({"topic": 3}, "args.topic: 3 is not of type 'string'"),
+    (None, "args.topic: 'topic' is a required property"),
+])
+def test_args_that_break_the_declared_schema_are_refused_naming_the_key_before_the_script_runs(declared, args, named):
+    workflows, ran, store = declared
+    with pytest.raises(WorkflowInputError) as refused:
+        asyncio.run(run_workflow("topical", args, store=store, registry=workflows))
+    assert refused.value.code == "INVALID_ARGS"
+    assert refused.value.message == f"args do not match what `topical` takes: {named}"
+    assert ran == [] and not store.exists()
+
+
+def test_the_runtime_budget_arg_is_allowed_beside_declared_args(declared):
+    workflows, ran, store = declared
+    run = asyncio.run(run_workflow("topical", {"topic": "x", "budget": 1000}, store=store, registry=workflows))
+    assert run.status == "completed" and ran == [{"topic": "x", "budget": 1000}]
+
+
+def test_a_nested_workflow_checks_its_declared_args_and_the_run_fails_naming_them(declared):
+    workflows, ran, store = declared
+    run = asyncio.run(run_workflow("outer", {"inner": {"subject": "x"}}, store=store, registry=workflows))
+    assert run.status == "failed" and ran == []
+    assert run.error.startswith("workflow `topical` args do not match what `topical` takes: ")
+    assert "('subject' was unexpected)" in run.error

@@ -167,16 +167,20 @@ def test_parallel_failure_cancels_pending_siblings_keeps_completed_ones_journale
             return RunnerOutput(label, 1)
 
     async def script(ctx, args):
+        ctx.phase("Fan-out")
         return await ctx.parallel([lambda: ctx.agent("a", label="fast"), lambda: ctx.agent("b", label="broken"),
                                    lambda: ctx.agent("c", label="slow")])
 
-    result = run("wf", store, one_workflow(script), runner=Mixed())
+    result = run("wf", store, one_workflow(script, phases=("Fan-out",)), runner=Mixed())
     assert result.status == "failed" and result.error == "RuntimeError: runner broke"
     assert sorted(started) == ["broken", "fast", "slow"] and finished == ["fast"]
     assert [line["label"] for line in journal(store, result.run_id)] == ["fast"]
-    failed = {event["label"]: event["error"] for event in events(store, result.run_id)
-              if event["type"] == "workflow_agent" and event["status"] == "failed"}
-    assert failed == {"broken": "RuntimeError: runner broke", "slow": "cancelled"}
+    outcomes = {event["label"]: (event["status"], event.get("error")) for event in events(store, result.run_id)
+                if event["type"] == "workflow_agent" and event["status"] != "started"}
+    assert outcomes == {"fast": ("done", None), "broken": ("failed", "RuntimeError: runner broke"),
+                        "slow": ("cancelled", None)}
+    (phase,) = result.task.phases
+    assert (phase.done, phase.failed, phase.cancelled) == (1, 1, 1)
 
 
 def test_a_failure_in_parallel_starts_no_new_runner_call(store):

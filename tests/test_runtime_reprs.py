@@ -19,9 +19,11 @@ from alp_nb.runtime import (
     RunStore,
     Usage,
     UsageReport,
+    WorkflowInputError,
     WorkflowRegistry,
 )
-from alp_nb.viz.runs import JOURNAL_PAGE, LOG_LINES, CallTally, event_line, progress_bar, stored_run_html
+from alp_nb.runtime.store import JOURNAL_PAGE_SIZE as JOURNAL_PAGE
+from alp_nb.viz.runs import LOG_LINES, CallTally, event_line, progress_bar
 
 HOSTILE = '<script>alert("x")</script>'
 BADGE = re.compile(r'<span class="badge (ok|bad|warn|info)">([^<]*)</span>')
@@ -54,7 +56,7 @@ def store(tmp_path):
 
 @pytest.fixture
 def hostile() -> WorkflowRegistry:
-    """A workflow whose description, phase, prompt, label, value and log line all carry markup."""
+    """A workflow whose description, phase, args, prompt, label, value and log line all carry markup."""
     workflows = WorkflowRegistry()
 
     async def script(ctx, args):
@@ -63,7 +65,8 @@ def hostile() -> WorkflowRegistry:
         ctx.log(f"log {HOSTILE}")
         return value
 
-    workflows.register({"name": "hostile", "description": f"description {HOSTILE}", "phases": [HOSTILE]}, script)
+    workflows.register({"name": "hostile", "description": f"description {HOSTILE}", "phases": [HOSTILE],
+                        "args": {"properties": {"topic": {"type": "string", "description": HOSTILE}}}}, script)
     return workflows
 
 
@@ -85,11 +88,12 @@ def test_stored_run_html_escapes_the_prompt_label_and_value_of_each_call(store, 
     assert "prompt &lt;script&gt;" in row[5] and "value &lt;script&gt;" in row[6] and "label &lt;script&gt;" in row[2]
 
 
-def test_registry_html_escapes_description_and_phases(hostile):
+def test_registry_html_escapes_description_phases_and_args(hostile):
     html = hostile._repr_html_()
     assert_escaped(html)
     escaped = "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;"
-    assert table_rows(html) == [["<code>hostile</code>", f"description {escaped}", escaped]]
+    assert table_rows(html) == [["<code>hostile</code>", f"description {escaped}", escaped,
+                                 f"topic (string): {escaped}"]]
 
 
 def test_plain_text_shows_control_characters_instead_of_sending_them_to_the_terminal():
@@ -109,14 +113,14 @@ def test_each_run_status_has_its_badge(status, tone):
     assert f"STATUS     {status}" in pretty(snapshot(status)).splitlines()
 
 
-def test_phases_show_calls_done_cached_and_failed():
-    task = snapshot(phases=(PhaseProgress(title="Review", done=3, cached=2, failed=1),
+def test_phases_show_calls_done_cached_failed_and_cancelled():
+    task = snapshot(phases=(PhaseProgress(title="Review", done=3, cached=2, failed=1, cancelled=2),
                             PhaseProgress(title="Verify", cached=4)))
-    phase_table = task._repr_html_().split("<th>failed</th>")[1]
-    assert table_rows(phase_table) == [["<code>Review</code>", "6", "3", "2", "1"],
-                                       ["<code>Verify</code>", "4", "0", "4", "0"]]
+    phase_table = task._repr_html_().split("<th>cancelled</th>")[1]
+    assert table_rows(phase_table) == [["<code>Review</code>", "8", "3", "2", "1", "2"],
+                                       ["<code>Verify</code>", "4", "0", "4", "0", "0"]]
     assert [line for line in pretty(task).splitlines() if "calls:" in line] == [
-        "PHASES     Review  6 calls: 3 done, 2 cached, 1 failed",
+        "PHASES     Review  8 calls: 3 done, 2 cached, 1 failed, 2 cancelled",
         "           Verify  4 calls: 0 done, 4 cached, 0 failed",
     ]
 
@@ -162,12 +166,29 @@ def test_stored_run_shows_one_page_of_the_journal_with_the_attempt_of_each_call(
     rows = table_rows(stored._repr_html_().split("<th>seq</th>")[1])
     assert len(rows) == JOURNAL_PAGE
     assert [(row[0], row[1], row[2]) for row in rows[11:13]] == [("12", "1", "step-11"), ("13", "2", "step-12")]
-    assert f"journal: calls 1–{JOURNAL_PAGE} of {calls}" in stored._repr_html_()
-    last_page = table_rows(stored_run_html(stored, offset=JOURNAL_PAGE).split("<th>seq</th>")[1])
-    assert [row[2] for row in last_page] == [f"step-{number}" for number in range(JOURNAL_PAGE, calls)]
     text = pretty(stored).splitlines()
-    assert f"journal: calls 1–{JOURNAL_PAGE} of {calls}" in text
+    assert f"journal: calls 1–{JOURNAL_PAGE} of {calls} · page 1 of 2 · .page(2) shows the next" in text
     assert len([line for line in text if "step " in line]) == JOURNAL_PAGE
+
+
+def test_page_shows_the_next_calls_of_a_stored_run_and_the_last_page_says_so(store):
+    calls = JOURNAL_PAGE + 10
+    run = launch("sequence", store, registry(), args={"calls": calls})
+    stored = store.load(run.run_id)
+    assert "journal: calls 1–20 of 30 · page 1 of 2 · .page(2) shows the next" in stored._repr_html_()
+    last = stored.page(2)
+    assert [row[2] for row in table_rows(last._repr_html_().split("<th>seq</th>")[1])] == [
+        f"step-{number}" for number in range(JOURNAL_PAGE, calls)]
+    assert "journal: calls 21–30 of 30 · page 2 of 2" in pretty(last).splitlines()
+    assert last.page(1) == stored and stored.pages == 2
+
+
+@pytest.mark.parametrize("number", [0, 3, "2", 1.0])
+def test_page_refuses_a_page_the_journal_does_not_have(store, number):
+    run = launch("sequence", store, registry(), args={"calls": JOURNAL_PAGE + 1})
+    with pytest.raises(WorkflowInputError, match="page must be a whole number from 1 to 2") as refused:
+        store.load(run.run_id).page(number)
+    assert refused.value.code == "INVALID_OPTION"
 
 
 def test_long_values_are_clipped_so_the_output_stays_small(store):
@@ -184,10 +205,12 @@ def test_long_values_are_clipped_so_the_output_stays_small(store):
 # --- registry and live progress -------------------------------------------------------------------
 
 
-def test_the_default_registry_lists_review_changes_with_its_phases():
-    assert ["<code>review-changes</code>", "Review code changes", "Review → Verify"] in table_rows(
+def test_the_default_registry_lists_review_changes_with_its_phases_and_args():
+    takes = "changes (string, required): the change to review, as a diff or a description"
+    assert ["<code>review-changes</code>", "Review code changes", "Review → Verify", takes] in table_rows(
         DEFAULT_REGISTRY._repr_html_())
-    assert "review-changes  Review code changes  [Review → Verify]" in pretty(DEFAULT_REGISTRY).splitlines()
+    assert f"review-changes  Review code changes  [Review → Verify]  args: {takes}" in pretty(
+        DEFAULT_REGISTRY).splitlines()
 
 
 def test_progress_bar_counts_finished_calls_of_those_started_with_the_phase():
@@ -199,6 +222,8 @@ def test_progress_bar_counts_finished_calls_of_those_started_with_the_phase():
     for event in events:
         tally.add(event)
     assert progress_bar(tally, width=8) == "[######··] 3/4 calls (2 cached) · Verify"
+    tally.add({"type": "workflow_agent", "status": "cancelled", "label": "n1"})
+    assert progress_bar(tally, width=8) == "[########] 4/4 calls (2 cached, 1 cancelled) · Verify"
 
 
 def test_event_lines_skip_started_calls_and_name_failures():

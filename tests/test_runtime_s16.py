@@ -153,8 +153,8 @@ def test_s16_defect_4_snapshot_and_last_run_are_current_during_the_run_and_a_dea
     workflows.register({"name": "look", "description": "d", "phases": ["Inspect", "Report"]}, look)
     result = launch("look", store, workflows)
     assert seen["snapshot"]["status"] == "running" and seen["last_run"] == result.run_id
-    assert seen["snapshot"]["phases"] == [{"title": "Inspect", "done": 1, "cached": 0, "failed": 0},
-                                          {"title": "Report", "done": 0, "cached": 0, "failed": 0}]
+    assert seen["snapshot"]["phases"] == [{"title": "Inspect", "done": 1, "cached": 0, "failed": 0, "cancelled": 0},
+                                          {"title": "Report", "done": 0, "cached": 0, "failed": 0, "cancelled": 0}]
     assert seen["live_status"] == "running" and seen["snapshot"]["pid"] == os.getpid()
     stored = store.read_snapshot(result.run_id)
     store.write_snapshot(stored.model_copy(update={"status": "running"}))  # as if the process had died

@@ -6,7 +6,7 @@ import json
 import stat
 
 import pytest
-from runtime_support import launch, registry
+from runtime_support import KILLED_AFTER, interrupted_review, launch, registry
 
 from alp_nb.cli import main
 from alp_nb.runtime import RunStore, WorkflowInputError
@@ -142,8 +142,41 @@ def test_last_run_names_a_run_only_once_its_first_snapshot_is_written(store, mon
 def test_cli_run_with_a_store_that_is_a_file_exits_2_naming_it(tmp_path, capsys):
     not_a_folder = tmp_path / "runs"
     not_a_folder.write_text("")
-    code = main(["workflow", "run", "review-changes", "--store", str(not_a_folder)])
+    code = main(["workflow", "run", "review-changes", "--args", '{"changes": "x"}', "--store", str(not_a_folder)])
     err = capsys.readouterr().err
     assert code == 2 and str(not_a_folder) in err and err.count("\n") == 1
     assert main(["workflow", "resume", "--store", str(not_a_folder)]) == 2
     assert str(not_a_folder) in capsys.readouterr().err
+
+
+# --- a run that is still going, or whose process died ---------------------------------------------
+
+
+def test_an_interrupted_run_summary_counts_every_journaled_call(tmp_path):
+    interrupted_store = interrupted_review(tmp_path / "runs")
+    stored = interrupted_store.load(interrupted_store.last_run())
+    assert stored.status == "interrupted"
+    assert len(stored.journal) == KILLED_AFTER
+    assert stored.snapshot.usage.cumulative.agents == len(stored.journal)
+    assert sum(phase.done for phase in stored.snapshot.phases) == len(stored.journal)
+    assert stored.snapshot.usage.attempt.tokens == sum(entry.tokens for entry in stored.journal)
+    assert stored.snapshot.attempts[-1].status == "interrupted"
+    assert interrupted_store.snapshot(stored.run_id) == stored.snapshot
+
+
+def test_a_live_run_summary_counts_every_call_journaled_so_far(store):
+    seen = {}
+    workflows = registry()
+
+    async def look(ctx, args):
+        ctx.phase("Steps")  # the snapshot is rewritten here, before any call
+        for number in range(3):
+            await ctx.agent(f"step {number}", label=f"step-{number}")
+        seen["stored"] = store.load(ctx.run_id)
+
+    workflows.register({"name": "look", "description": "d", "phases": ["Steps"]}, look)
+    launch("look", store, workflows)
+    live = seen["stored"].snapshot
+    assert live.status == "running" and [(phase.title, phase.done) for phase in live.phases] == [("Steps", 3)]
+    assert live.usage.attempt.agents == live.usage.cumulative.agents == 3
+    assert json.loads(store.paths(live.run_id).snapshot.read_text())["status"] == "completed"

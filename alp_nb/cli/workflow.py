@@ -1,6 +1,7 @@
 """``alp-nb workflow``: list the saved workflows, run or resume one in a run store, show a stored run.
 
-Runs answer every agent call with ``MockAgentRunner``: nothing documents a way to pick another runner
+Ctrl-C during ``run`` or ``resume`` stops the run (recorded ``cancelled``, resumable), prints how to resume it and
+exits 130. Runs answer every agent call with ``MockAgentRunner``: nothing documents a way to pick another runner
 from the command line, and the mock keeps a terminal run offline and repeatable. Other runners
 (``AnthropicAgentRunner``) are chosen from Python with ``run_workflow(..., runner=...)``.
 """
@@ -10,19 +11,23 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import warnings
+from collections.abc import Awaitable, Callable
 from typing import Any, Self, TextIO
 
 from alp_nb.runtime import DEFAULT_REGISTRY, RunStore, WorkflowInputError, WorkflowRun, resume_workflow, run_workflow
 from alp_nb.viz.runs import CallTally, event_line, progress_bar, registry_text, run_text, stored_run_text
 
 STORE_HELP = "run store folder (default: ./.alp-runs)"
+INTERRUPTED = 130  # the shell's code for a command stopped by Ctrl-C (128 + SIGINT)
 
 
 def register(groups) -> None:
     """Add ``alp-nb workflow ...`` to the top-level subparsers."""
     workflow = groups.add_parser("workflow", help="list, run, resume and show saved workflows").add_subparsers(
         title="workflow commands")
-    workflow.add_parser("list", help="the saved workflows: name, description, phases").set_defaults(handler=_list)
+    workflow.add_parser("list", help="the saved workflows: name, description, phases, args").set_defaults(
+        handler=_list)
     run = workflow.add_parser("run", help="run a saved workflow (agent calls answered by the mock runner)")
     run.add_argument("name", help="the saved workflow's name")
     run.add_argument("--args", help="the workflow's arguments, a JSON object")
@@ -45,20 +50,44 @@ def _list(args) -> int:
 
 def _run(args) -> int:
     workflow_args = _json_object(args.args)
-    with _Progress(sys.stdout) as progress:
-        run = asyncio.run(run_workflow(args.name, workflow_args, store=args.store, on_event=progress))
-    return _report(run, args.store)
+    return _drive(lambda progress: run_workflow(args.name, workflow_args, store=args.store, on_event=progress),
+                  args.store)
 
 
 def _resume(args) -> int:
-    with _Progress(sys.stdout) as progress:
-        run = asyncio.run(resume_workflow(args.run_id, store=args.store, on_event=progress))
-    return _report(run, args.store)
+    return _drive(lambda progress: resume_workflow(args.run_id, store=args.store, on_event=progress), args.store)
 
 
 def _show(args) -> int:
-    print(stored_run_text(RunStore(args.store).load(args.run_id), limit=None))
+    with warnings.catch_warnings():  # what the journal reader warns about is in ``stored.warnings``
+        warnings.simplefilter("ignore", RuntimeWarning)
+        stored = RunStore(args.store).load(args.run_id)
+    for warning in stored.warnings:
+        print(f"alp-nb: warning: {warning}", file=sys.stderr)
+    print(stored_run_text(stored, every_call=True, show_warnings=False))
     return 0
+
+
+def _drive(launch: Callable[[_Progress], Awaitable[WorkflowRun]], store: str | None) -> int:
+    """Run to the end with live progress. Ctrl-C stops the run (it is recorded ``cancelled``, its journal kept)
+    and says how to resume it; a reader that closed the pipe stops it too, quietly."""
+    progress = _Progress(sys.stdout)
+
+    async def watched() -> WorkflowRun:
+        progress.task = asyncio.current_task()
+        return await launch(progress)
+
+    try:
+        with progress:
+            run = asyncio.run(watched())
+    except KeyboardInterrupt:
+        print(f"alp-nb: interrupted{_resume_hint(progress.run_id, store, '; resume with ')}", file=sys.stderr)
+        return INTERRUPTED
+    except asyncio.CancelledError:
+        if progress.closed:
+            raise BrokenPipeError from None  # the command line's quiet exit for a reader that left
+        raise
+    return _report(run, store)
 
 
 def _json_object(text: str | None) -> Any:
@@ -76,24 +105,47 @@ def _report(run: WorkflowRun, store: str | None) -> int:
     print(f"OUTPUT     {run.launched.output_file}")
     if run.status == "completed":
         return 0
-    where = f" --store {store}" if store else ""
-    print(f"RESUME     alp-nb workflow resume {run.run_id}{where}")
+    print(_resume_hint(run.run_id, store, "RESUME     "))
     return 1
 
 
+def _resume_hint(run_id: str | None, store: str | None, lead: str) -> str:
+    """``lead`` and the command that resumes the run (nothing before a run id was given out)."""
+    if run_id is None:
+        return ""
+    where = f" --store {store}" if store else ""
+    return f"{lead}alp-nb workflow resume {run_id}{where}"
+
+
 class _Progress:
-    """Live events on the terminal: one redrawn bar when the stream is a TTY, plain lines otherwise."""
+    """Live events on the terminal: one redrawn bar when the stream is a TTY, plain lines otherwise. It keeps
+    the run id it was given, and if the reader closes the pipe it stops writing and cancels the run's ``task``."""
 
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
         self.tty = stream.isatty()
         self.tally = CallTally()
         self.wrote = False
+        self.closed = False
+        self.run_id: str | None = None
+        self.task: asyncio.Task[Any] | None = None
 
     def __enter__(self) -> Self:
         return self
 
     def __call__(self, event: dict[str, Any]) -> None:
+        if event.get("type") == "async_launched":
+            self.run_id = event.get("runId")
+        if self.closed:
+            return
+        try:
+            self._show(event)
+        except BrokenPipeError:
+            self.closed = True
+            if self.task is not None:
+                self.task.cancel()
+
+    def _show(self, event: dict[str, Any]) -> None:
         line = event_line(event)
         if not self.tty:
             if line is not None:
@@ -109,5 +161,5 @@ class _Progress:
         self.wrote = True
 
     def __exit__(self, *exc_info: object) -> None:
-        if self.wrote:  # ends the bar's line, or separates the event lines from the summary
+        if self.wrote and not self.closed:  # ends the bar's line, or separates the event lines from the summary
             print(file=self.stream)

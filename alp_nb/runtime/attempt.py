@@ -10,7 +10,9 @@ this run is served from the journal exactly as a resume would serve it.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
@@ -27,7 +29,7 @@ from .runners import RunnerOutput
 from .snapshot import SNAPSHOT_LOG_LINES, PhaseProgress, Usage
 
 RETRY_REMINDER = "\n\nReturn valid JSON."
-DONE, CACHED, FAILED = 0, 1, 2
+DONE, CACHED, FAILED, CANCELLED = 0, 1, 2, 3
 
 
 class AttemptState:
@@ -48,7 +50,7 @@ class AttemptState:
         self.agents = 0
         self.tokens = 0
         self.cached = 0
-        self.phases: dict[str, list[int]] = {title: [0, 0, 0] for title in phases}
+        self.phases: dict[str, list[int]] = {title: [0, 0, 0, 0] for title in phases}
         self.announced: set[str] = set()
         self.logs: deque[str] = deque(maxlen=SNAPSHOT_LOG_LINES)
         self.contracts: dict[str, OutputContract] = {}
@@ -66,15 +68,15 @@ class AttemptState:
         return self.spent_before + self.tokens
 
     def phase_progress(self) -> tuple[PhaseProgress, ...]:
-        return tuple(PhaseProgress(title=title, done=counts[DONE], cached=counts[CACHED], failed=counts[FAILED])
-                     for title, counts in self.phases.items())
+        return tuple(PhaseProgress(title=title, done=counts[DONE], cached=counts[CACHED], failed=counts[FAILED],
+                                   cancelled=counts[CANCELLED]) for title, counts in self.phases.items())
 
     def announce(self, title: str, workflow: str | None) -> None:
         """A phase's first mention in this attempt is announced (event, snapshot); later ones only switch."""
         if title in self.announced:
             return
         self.announced.add(title)
-        self.phases.setdefault(title, [0, 0, 0])
+        self.phases.setdefault(title, [0, 0, 0, 0])
         self.events.publish(_tagged({"type": "workflow_phase", "title": title}, workflow))
         self.on_phase()
 
@@ -108,7 +110,7 @@ class AttemptState:
         if phase is not None:
             counts = self.phases.get(phase)
             if counts is None:
-                counts = self.phases[phase] = [0, 0, 0]
+                counts = self.phases[phase] = [0, 0, 0, 0]
             counts[outcome] += 1
 
     def serve_cached(self, hit: CachedCall, key: str, label: str, phase: str | None, workflow: str | None) -> Any:
@@ -166,6 +168,10 @@ class AttemptState:
                         })
                     except (TypeError, ValueError, RecursionError) as error:
                         raise _not_json(label, error) from None
+                except asyncio.CancelledError:  # a sibling failed, or the run was stopped: not this call's failure
+                    self.count(phase, CANCELLED)
+                    events.agent_event("cancelled", key, label, phase, workflow)
+                    raise
                 except BaseException as error:
                     self.count(phase, FAILED)
                     events.publish(_tagged({"type": "workflow_agent", "status": "failed", "key": key,
@@ -240,9 +246,39 @@ def _invoker(runner: Any) -> Callable[[str, Any, str], Any]:
         return inline
 
     async def threaded(prompt: str, schema: Any, label: str) -> Any:
-        output = await asyncio.to_thread(run, prompt, schema, label)
+        output = await _in_daemon_thread(run, prompt, schema, label)
         return await output if inspect.isawaitable(output) else output
     return threaded
+
+
+async def _in_daemon_thread(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` in a daemon thread of its own. ``asyncio.to_thread`` uses a pool that ``asyncio.run`` and the
+    interpreter wait for at exit, so Ctrl-C during a blocking call would wait for the call to return; here a
+    cancelled call is abandoned (its answer dropped, never journaled) and the process ends at once."""
+    loop = asyncio.get_running_loop()
+    future = loop.create_future()
+    context = contextvars.copy_context()
+
+    def settle(value: Any, error: BaseException | None) -> None:
+        if future.done():  # cancelled while the call ran
+            return
+        if error is None:
+            future.set_result(value)
+        else:
+            future.set_exception(error)
+
+    def call() -> None:
+        try:
+            value, error = context.run(fn, *args), None
+        except BaseException as raised:  # noqa: BLE001 (handed to the awaiting task, which raises it)
+            value, error = None, raised
+        try:
+            loop.call_soon_threadsafe(settle, value, error)
+        except RuntimeError:  # the loop is closed: nobody waits for this answer any more
+            pass
+
+    threading.Thread(target=call, name="alp-nb runner call", daemon=True).start()
+    return await future
 
 
 def _journaled(value: Any, label: str) -> Any:

@@ -145,7 +145,8 @@ class ExecutionContext:
             )
         saved = self._registry.get(name)
         child = ExecutionContext(self._state, run_id=self.run_id, workflow_name=saved.meta.name,
-                                 args=validate_args(args, f"workflow `{name}` args"), registry=self._registry,
+                                 args=saved.check_args(validate_args(args, f"workflow `{name}` args"),
+                                                       f"workflow `{name}` args"), registry=self._registry,
                                  depth=self._depth + 1)
         return await saved.fn(child, child.args)
 

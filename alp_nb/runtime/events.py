@@ -6,8 +6,8 @@ since the epoch):
 - ``async_launched`` {runId, taskId, workflowName, resumed, attempt}
 - ``task_started`` {runId, taskId, workflowName, attempt}
 - ``workflow_phase`` {title}
-- ``workflow_agent`` {status: started|done|cached|retry|failed, key, label, phase; ``tokens`` when done;
-  ``issues`` on retry; ``error`` when failed}
+- ``workflow_agent`` {status: started|done|cached|retry|failed|cancelled, key, label, phase; ``tokens`` when
+  done; ``issues`` on retry; ``error`` when failed}
 - ``workflow_log`` {message}
 - ``task_notification`` {runId, status, agents, tokens, cumulativeAgents, cumulativeTokens, outputFile, error}
   — always the last event of a ``run_workflow`` call, even one refused before launch (then runId is null).
@@ -86,8 +86,8 @@ class EventLog:
 
     def agent_event(self, status: str, key: str, label: str, phase: str | None, workflow: str | None,
                     tokens: int | None = None) -> None:
-        """The per-call ``workflow_agent`` event (started, done, cached): the same JSON ``publish`` would write,
-        formatted directly because it is the one event every call sends."""
+        """The per-call ``workflow_agent`` event (started, done, cached, cancelled): the same JSON ``publish``
+        would write, formatted directly because it is the one event every call sends."""
         ts = time.time()
         if self._file is not None:
             phase_text = "null" if phase is None else _string(phase)

@@ -7,20 +7,26 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from alp_nb.agents.frozen import FrozenModel
+from alp_nb.agents.errors import AgentError
+from alp_nb.agents.frozen import FrozenJson, FrozenModel, thaw
+from alp_nb.agents.output_contract import OutputContract
 
 from .errors import WorkflowInputError
 
 WORKFLOW_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-META_FIELDS = ("name", "description", "phases")
+META_FIELDS = ("name", "description", "phases", "args")
+RUNTIME_ARGS = ("budget",)
+"""Args every workflow takes, read by the runtime itself; an args schema never needs to declare them."""
 
 
 class WorkflowMeta(FrozenModel):
-    """What the host registers beside a trusted script: its name (a file-safe slug), description and phases."""
+    """What the host registers beside a trusted script: its name (a file-safe slug), description, phases and,
+    optionally, a JSON Schema for its args (checked before the script runs)."""
 
     name: str
     description: str
     phases: tuple[str, ...] = ()
+    args: FrozenJson = None
 
 
 def validate_meta(meta: Any) -> WorkflowMeta:
@@ -42,7 +48,35 @@ def validate_meta(meta: Any) -> WorkflowMeta:
     phases = meta.get("phases", ())
     if not isinstance(phases, list | tuple) or not all(isinstance(phase, str) and phase for phase in phases):
         raise WorkflowInputError("INVALID_META", "meta.phases must contain non-empty strings")
-    return WorkflowMeta(name=name, description=description, phases=tuple(phases))
+    checked = WorkflowMeta(name=name, description=description, phases=tuple(phases), args=meta.get("args"))
+    args_contract(checked)
+    return checked
+
+
+def args_contract(meta: WorkflowMeta) -> OutputContract | None:
+    """The compiled args schema of ``meta`` (None when it declares none); INVALID_META if it is not a JSON Schema."""
+    if meta.args is None:
+        return None
+    if not isinstance(meta.args, Mapping):
+        raise WorkflowInputError("INVALID_META", "meta.args must be a JSON Schema object")
+    try:
+        return OutputContract(f"{meta.name} args", thaw(meta.args))
+    except AgentError as error:
+        raise WorkflowInputError("INVALID_META", f"meta.args is not a valid JSON Schema: {error.message}") from None
+
+
+def check_declared_args(contract: OutputContract | None, args: dict[str, Any], workflow: str,
+                        field: str = "args") -> None:
+    """INVALID_ARGS naming each key that breaks the workflow's args schema (a typo in a key is refused, not
+    silently ignored); the runtime's own args (``budget``) are left to ``validate_args``."""
+    if contract is None:
+        return
+    verdict = contract.validate({key: value for key, value in args.items() if key not in RUNTIME_ARGS})
+    if not verdict.ok:
+        issues = (field + (issue.removeprefix("output") if issue.startswith("output: ") else f".{issue}")
+                  for issue in verdict.issues)
+        raise WorkflowInputError("INVALID_ARGS", f"{field} do not match what `{workflow}` takes: "
+                                 + "; ".join(issues))
 
 
 def validate_args(args: Any, field: str = "args") -> dict[str, Any]:

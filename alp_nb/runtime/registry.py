@@ -8,8 +8,10 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from alp_nb.agents.output_contract import OutputContract
+
 from .errors import WorkflowInputError
-from .meta import WorkflowMeta, validate_meta
+from .meta import WorkflowMeta, args_contract, check_declared_args, validate_meta
 from .sample import SAMPLE_META, review_changes
 
 WorkflowScript = Callable[[Any, dict[str, Any]], Awaitable[Any]]
@@ -17,11 +19,18 @@ WorkflowScript = Callable[[Any, dict[str, Any]], Awaitable[Any]]
 
 @dataclass(frozen=True)
 class SavedWorkflow:
-    """A registered script with its checked metadata and the digest of its source (kept per run attempt)."""
+    """A registered script with its checked metadata, the digest of its source (kept per run attempt) and its
+    compiled args schema."""
 
     meta: WorkflowMeta
     fn: WorkflowScript
     digest: str
+    args_contract: OutputContract | None = None
+
+    def check_args(self, args: dict[str, Any], field: str = "args") -> dict[str, Any]:
+        """``args`` (already a JSON object), or INVALID_ARGS if they break the declared args schema."""
+        check_declared_args(self.args_contract, args, self.meta.name, field)
+        return args
 
 
 class WorkflowRegistry:
@@ -38,7 +47,7 @@ class WorkflowRegistry:
         known = self._saved.get(meta.name)
         if known is not None and _identity(known.fn) != _identity(fn):
             raise WorkflowInputError("DUPLICATE_WORKFLOW", f"workflow `{meta.name}` is already registered")
-        saved = self._saved[meta.name] = SavedWorkflow(meta, fn, script_digest(fn))
+        saved = self._saved[meta.name] = SavedWorkflow(meta, fn, script_digest(fn), args_contract(meta))
         return saved
 
     def get(self, name: str) -> SavedWorkflow:
@@ -89,13 +98,14 @@ DEFAULT_REGISTRY = WorkflowRegistry()
 DEFAULT_REGISTRY.register(SAMPLE_META, review_changes)
 
 
-def saved_workflow(*, name: str, description: str, phases: Sequence[str] = (),
+def saved_workflow(*, name: str, description: str, phases: Sequence[str] = (), args: Mapping[str, Any] | None = None,
                    registry: WorkflowRegistry | None = None) -> Callable[[WorkflowScript], WorkflowScript]:
-    """Register the decorated ``async def script(ctx, args)``; ``registry=None`` means the default one."""
+    """Register the decorated ``async def script(ctx, args)``; ``args`` is an optional JSON Schema its args must
+    match before it runs; ``registry=None`` means the default one."""
     target = DEFAULT_REGISTRY if registry is None else registry
 
     def register(fn: WorkflowScript) -> WorkflowScript:
-        target.register({"name": name, "description": description, "phases": phases}, fn)
+        target.register({"name": name, "description": description, "phases": phases, "args": args}, fn)
         return fn
 
     return register

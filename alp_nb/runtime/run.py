@@ -11,6 +11,7 @@ refusals before launch raise WorkflowInputError.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 from collections.abc import Iterable, Mapping
@@ -30,7 +31,7 @@ from .meta import validate_args
 from .registry import DEFAULT_REGISTRY, SavedWorkflow, WorkflowRegistry
 from .runners import MockAgentRunner
 from .snapshot import Attempt, RunSnapshot, Usage, UsageReport
-from .store import RunLock, RunStore
+from .store import RunLock, RunStore, caught_up_attempt
 
 Durability = Literal["flush", "fsync"]
 
@@ -88,6 +89,7 @@ async def run_workflow(name: str, args: Mapping[str, Any] | None = None, resume_
                        durability: Durability = "flush",
                        on_event: Subscriber | Iterable[Subscriber] | None = None) -> WorkflowRun:
     """Run a saved workflow, or resume ``resume_from_run_id`` (same workflow; args default to the saved ones).
+    A new run's args must match the workflow's declared args schema, if it has one (INVALID_ARGS otherwise).
 
     ``store``: a RunStore or folder (default ``./.alp-runs``); ``runner``: an AgentRunner (default
     MockAgentRunner); ``durability="fsync"`` syncs every journal line; ``on_event``: callables (or an
@@ -159,7 +161,7 @@ class _Launch:
         options = {"runner": runner, "registry": registry, "agent_cap": agent_cap, "concurrency": concurrency,
                    "durability": durability}
         if resume_from_run_id is None:
-            args = validate_args(args)
+            args = saved.check_args(validate_args(args))
             run_id = store.reserve(saved.meta.name)
             return cls(saved=saved, store=store, run_id=run_id, args=args, previous=(), resumed=False,
                        journal=JournalRead(), lock=store.acquire(run_id), **options)
@@ -180,12 +182,15 @@ class _Launch:
     async def execute(self, subscribers: list[Subscriber]) -> WorkflowRun:
         store, run_id, paths = self.store, self.run_id, self.store.paths(self.run_id)
         resumed = self.resumed
-        try:
+        with contextlib.ExitStack() as cleanup:  # however the attempt ends: files closed, then the lock released
+            cleanup.callback(self.lock.release)
             paths.output.unlink(missing_ok=True)  # a previous attempt's output is stale until this one ends
             writer = JournalWriter(paths.journal, fsync=self.fsync,
                                    truncate_to=self.journal.good_bytes if resumed else 0,
                                    needs_newline=self.journal.needs_newline, next_seq=self.journal.next_seq)
+            cleanup.callback(writer.close)
             events = EventLog(subscribers, paths.events)
+            cleanup.callback(events.close)
             self.state = AttemptState(
                 cache=self.journal.calls, s16_keys=self.journal.has_s16_keys, writer=writer, events=events,
                 runner=self.runner, concurrency=self.concurrency, agent_cap=self.agent_cap,
@@ -209,12 +214,9 @@ class _Launch:
             events.emit("task_notification", runId=run_id, status=status, agents=usage.agents, tokens=usage.tokens,
                         cumulativeAgents=cumulative.agents, cumulativeTokens=cumulative.tokens,
                         outputFile=str(paths.output), error=error)
-            events.close()
             if status == "cancelled":
                 raise asyncio.CancelledError
             return WorkflowRun(launched, result if status == "completed" else None, task)
-        finally:
-            self.lock.release()
 
     async def _run_script(self) -> tuple[Any, str, str | None]:
         ctx = ExecutionContext(self.state, run_id=self.run_id, workflow_name=self.saved.meta.name,
@@ -272,10 +274,8 @@ def _settled_attempts(attempts: tuple[Attempt, ...], journal: JournalRead) -> tu
     ``interrupted``, and its usage is what it journaled from its first seq on."""
     if not attempts or attempts[-1].status != "running":
         return attempts
-    last = attempts[-1]
-    tokens = [tokens for _value, tokens, seq in journal.calls.values() if seq >= last.first_seq]
-    usage = Usage(agents=max(last.usage.agents, len(tokens)), tokens=max(last.usage.tokens, sum(tokens)))
-    return (*attempts[:-1], last.model_copy(update={"status": "interrupted", "usage": usage}))
+    last = caught_up_attempt(attempts[-1], journal.calls.values())
+    return (*attempts[:-1], last.model_copy(update={"status": "interrupted"}))
 
 
 def _check_options(agent_cap: Any, concurrency: Any, durability: Any) -> None:

@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-SAMPLE_META = {"name": "review-changes", "description": "Review code changes", "phases": ["Review", "Verify"]}
+ARGS_SCHEMA = {
+    "type": "object",
+    "properties": {"changes": {"type": "string", "minLength": 1,
+                               "description": "the change to review, as a diff or a description"}},
+    "required": ["changes"],
+    "additionalProperties": False,
+}
+
+SAMPLE_META = {"name": "review-changes", "description": "Review code changes", "phases": ["Review", "Verify"],
+               "args": ARGS_SCHEMA}
 
 DIMENSIONS = ("correctness", "security", "performance", "maintainability")
 
@@ -37,7 +46,7 @@ VERDICT_SCHEMA = {
 
 async def review_changes(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
     ctx.phase("Review")
-    changes = args.get("changes", "")
+    changes = args.get("changes", "")  # required by ARGS_SCHEMA; a run saved before it resumes as launched
 
     async def audit(_previous: Any, dimension: str, _index: int) -> dict[str, Any]:
         out = await ctx.agent(f"Inspect this change for {dimension} issues:\n{changes}",

@@ -50,16 +50,18 @@ class Attempt(FrozenModel):
 
 
 class PhaseProgress(FrozenModel):
-    """A phase and its calls: run now (``done``), served from the journal (``cached``), or ``failed``."""
+    """A phase and its calls: run now (``done``), served from the journal (``cached``), ``failed``, or
+    ``cancelled`` while running (a sibling in ``parallel`` failed, or the run was stopped)."""
 
     title: str
     done: int = 0
     cached: int = 0
     failed: int = 0
+    cancelled: int = 0
 
     @property
     def calls(self) -> int:
-        return self.done + self.cached + self.failed
+        return self.done + self.cached + self.failed + self.cancelled
 
 
 class RunSnapshot(FrozenModel):

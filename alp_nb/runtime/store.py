@@ -11,20 +11,22 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from alp_nb.atomic_file import write_atomic
 
 from .errors import WorkflowInputError
-from .journal import JournalEntry, read_journal
+from .journal import CachedCall, JournalEntry, JournalRead, read_journal
 from .keys import RUN_ID_RE, new_run_id, validate_run_id
-from .snapshot import RunSnapshot, parse_snapshot
+from .snapshot import Attempt, PhaseProgress, RunSnapshot, Usage, UsageReport, parse_snapshot
 
 DEFAULT_STORE = ".alp-runs"
 LAST_RUN_FILE = "last_run.txt"
+JOURNAL_PAGE_SIZE = 20
 
 
 @dataclass(frozen=True)
@@ -51,12 +53,14 @@ class RunLock:
 
 @dataclass(frozen=True)
 class StoredRun:
-    """A run read back from disk: its snapshot, journal entries (in file order) and output."""
+    """A run read back from disk: its snapshot, journal entries (in file order) and output. In a notebook it shows
+    one page of its journal (``journal_page``, JOURNAL_PAGE_SIZE calls); ``page(n)`` shows another."""
 
     snapshot: RunSnapshot
     journal: tuple[JournalEntry, ...]
     output: Any
     warnings: tuple[str, ...] = ()
+    journal_page: int = 1
 
     @property
     def run_id(self) -> str:
@@ -65,6 +69,18 @@ class StoredRun:
     @property
     def status(self) -> str:
         return self.snapshot.status
+
+    @property
+    def pages(self) -> int:
+        """How many pages the journal fills (at least one)."""
+        return max(1, -(-len(self.journal) // JOURNAL_PAGE_SIZE))
+
+    def page(self, number: int) -> StoredRun:
+        """This run showing page ``number`` (1 to ``pages``) of its journal."""
+        if type(number) is not int or not 1 <= number <= self.pages:
+            raise WorkflowInputError("INVALID_OPTION", f"page must be a whole number from 1 to {self.pages}, "
+                                     f"not {number!r}")
+        return replace(self, journal_page=number)
 
     def journal_rows(self) -> list[dict[str, Any]]:
         """The journal as plain dicts, one per call (ready for ``pandas.DataFrame``)."""
@@ -164,14 +180,28 @@ class RunStore:
         return snapshot
 
     def snapshot(self, run_id: str) -> RunSnapshot:
-        """The snapshot with its live status: ``running`` with a free lock reads ``interrupted``."""
+        """The snapshot as the run stands: a ``running`` one caught up with its journal, and ``interrupted`` once
+        nobody holds its lock."""
         snapshot = self.read_snapshot(run_id)
-        if snapshot.status != "running" or self.is_active(run_id):
+        if snapshot.status != "running":
             return snapshot
-        attempts = snapshot.attempts
-        if attempts and attempts[-1].status == "running":
-            attempts = (*attempts[:-1], attempts[-1].model_copy(update={"status": "interrupted"}))
-        return snapshot.model_copy(update={"status": "interrupted", "attempts": attempts})
+        return self._caught_up(snapshot, read_journal(self.paths(run_id).journal, keep_entries=True))
+
+    def _caught_up(self, snapshot: RunSnapshot, journal: JournalRead) -> RunSnapshot:
+        """A running snapshot is rewritten only at phase changes, so its last attempt lags the journal (and stops
+        for good if the process died): its usage and phase counts are raised to what it journaled."""
+        status = "running" if self.is_active(snapshot.run_id) else "interrupted"
+        if not snapshot.attempts:
+            return snapshot.model_copy(update={"status": status})
+        last = caught_up_attempt(snapshot.attempts[-1], journal.calls.values())
+        if last.status == "running":
+            last = last.model_copy(update={"status": status})
+        earlier = sum((attempt.usage for attempt in snapshot.attempts[:-1]), Usage())
+        return snapshot.model_copy(update={
+            "status": status, "attempts": (*snapshot.attempts[:-1], last),
+            "usage": UsageReport(attempt=last.usage, cumulative=earlier + last.usage),
+            "phases": _phases_caught_up(snapshot.phases, journal.entries or (), last.first_seq),
+        })
 
     def write_output(self, run_id: str, payload: Any, *, fsync: bool = True) -> None:
         _replace(self.paths(run_id).output, json.dumps(payload, indent=2, ensure_ascii=False), fsync)
@@ -225,10 +255,29 @@ class RunStore:
                 yield path.stat().st_mtime, path.stem
 
     def load(self, run_id: str) -> StoredRun:
-        """Snapshot (with live status), every journal entry and the output of one run, for viewers."""
-        snapshot = self.snapshot(run_id)
+        """Snapshot (as ``snapshot`` gives it), every journal entry and the output of one run, for viewers."""
+        snapshot = self.read_snapshot(run_id)
         journal = read_journal(self.paths(run_id).journal, keep_entries=True)
+        if snapshot.status == "running":
+            snapshot = self._caught_up(snapshot, journal)
         return StoredRun(snapshot, tuple(journal.entries), self.read_output(run_id), tuple(journal.warnings))
+
+
+def caught_up_attempt(attempt: Attempt, calls: Iterable[CachedCall]) -> Attempt:
+    """``attempt`` with usage at least what it journaled: the lines from its first seq on."""
+    tokens = [tokens for _value, tokens, seq in calls if seq >= attempt.first_seq]
+    usage = Usage(agents=max(attempt.usage.agents, len(tokens)), tokens=max(attempt.usage.tokens, sum(tokens)))
+    return attempt.model_copy(update={"usage": usage})
+
+
+def _phases_caught_up(phases: Sequence[PhaseProgress], entries: Iterable[JournalEntry],
+                      first_seq: int) -> tuple[PhaseProgress, ...]:
+    """Each phase's ``done`` raised to the calls the attempt journaled under it."""
+    journaled = Counter(entry.phase for entry in entries
+                        if entry.phase is not None and entry.seq is not None and entry.seq >= first_seq)
+    known = {phase.title for phase in phases}
+    return (*(phase.model_copy(update={"done": max(phase.done, journaled[phase.title])}) for phase in phases),
+            *(PhaseProgress(title=title, done=done) for title, done in journaled.items() if title not in known))
 
 
 def _replace(path: Path, text: str, fsync: bool) -> None:

@@ -8,28 +8,29 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from alp_nb.agents.frozen import thaw
+from alp_nb.runtime.store import JOURNAL_PAGE_SIZE
 
 from .html import badge, block, esc, table
 
 if TYPE_CHECKING:
     from alp_nb.runtime.journal import JournalEntry
+    from alp_nb.runtime.meta import WorkflowMeta
     from alp_nb.runtime.registry import WorkflowRegistry
     from alp_nb.runtime.run import WorkflowRun
-    from alp_nb.runtime.snapshot import Attempt, RunSnapshot, Usage
+    from alp_nb.runtime.snapshot import Attempt, PhaseProgress, RunSnapshot, Usage
     from alp_nb.runtime.store import StoredRun
 
 STATUS_TONES = {"running": "info", "completed": "ok", "failed": "bad", "cancelled": "warn", "interrupted": "warn"}
 LOG_LINES = 10
-JOURNAL_PAGE = 20
 CELL_CHARS = 80
 RESULT_CHARS = 300
 BAR_WIDTH = 24
 JOURNAL_HEADERS = ("seq", "attempt", "label", "phase", "tokens", "prompt", "value")
-REGISTRY_HEADERS = ("name", "description", "phases")
+REGISTRY_HEADERS = ("name", "description", "phases", "args")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
@@ -57,8 +58,10 @@ def attempt_text(attempt: Attempt) -> str:
     return f"#{attempt.number} {attempt.status} ({attempt.usage.agents} run, {attempt.cached} cached)"
 
 
-def phase_text(done: int, cached: int, failed: int) -> str:
-    return f"{done + cached + failed} calls: {done} done, {cached} cached, {failed} failed"
+def phase_text(phase: PhaseProgress) -> str:
+    """``N calls: d done, c cached, f failed`` and, when some were, ``, k cancelled``."""
+    cancelled = f", {phase.cancelled} cancelled" if phase.cancelled else ""
+    return f"{phase.calls} calls: {phase.done} done, {phase.cached} cached, {phase.failed} failed{cancelled}"
 
 
 # --- a run and its snapshot -------------------------------------------------------------------------
@@ -77,7 +80,7 @@ def snapshot_lines(snapshot: RunSnapshot) -> list[str]:
     width = max((len(plain(phase.title)) for phase in snapshot.phases), default=0)
     for number, phase in enumerate(snapshot.phases):
         label = "PHASES" if number == 0 else ""
-        lines.append(f"{label:<10} {plain(phase.title):<{width}}  {phase_text(phase.done, phase.cached, phase.failed)}")
+        lines.append(f"{label:<10} {plain(phase.title):<{width}}  {phase_text(phase)}")
     if snapshot.error:
         lines.append(f"ERROR      {plain(snapshot.error)}")
     logs = snapshot.logs[-LOG_LINES:]
@@ -94,7 +97,7 @@ def _snapshot_fragment(snapshot: RunSnapshot) -> str:
     usage_rows = [(esc(name), esc(part.agents), esc(part.tokens))
                   for name, part in (("this attempt", usage.attempt), ("cumulative", usage.cumulative))]
     phase_rows = [(f"<code>{esc(phase.title)}</code>", esc(phase.calls), esc(phase.done), esc(phase.cached),
-                   esc(phase.failed)) for phase in snapshot.phases]
+                   esc(phase.failed), esc(phase.cancelled)) for phase in snapshot.phases]
     attempts = " · ".join(esc(attempt_text(attempt)) for attempt in snapshot.attempts) or "none"
     parts = [
         (f"<div><b>{esc(snapshot.workflow_name)}</b> <code>{esc(snapshot.run_id)}</code> "
@@ -103,7 +106,7 @@ def _snapshot_fragment(snapshot: RunSnapshot) -> str:
         table(("usage", "agents", "tokens"), usage_rows),
     ]
     if phase_rows:
-        parts.append(table(("phase", "calls", "done", "cached", "failed"), phase_rows))
+        parts.append(table(("phase", "calls", "done", "cached", "failed", "cancelled"), phase_rows))
     if snapshot.error:
         parts.append(f'<div>{badge("error", "bad")} <code>{esc(snapshot.error)}</code></div>')
     logs = snapshot.logs[-LOG_LINES:]
@@ -165,19 +168,31 @@ def _journal_cells(entry: JournalEntry, attempts: Sequence[Attempt]) -> tuple[st
     )
 
 
-def _page(stored: StoredRun, offset: int, limit: int | None) -> tuple[Sequence[JournalEntry], str]:
+def _page(stored: StoredRun, every_call: bool = False) -> tuple[Sequence[JournalEntry], str]:
+    """The journal lines to show (the run's ``journal_page``, or all of them) and the caption above them; the
+    caption of a page that is not the last says how to show the next one."""
     total = len(stored.journal)
-    entries = stored.journal[offset:] if limit is None else stored.journal[offset: offset + limit]
+    if every_call or stored.pages == 1:
+        entries, pages = stored.journal, ""
+    else:
+        number = stored.journal_page
+        offset = (number - 1) * JOURNAL_PAGE_SIZE
+        entries = stored.journal[offset: offset + JOURNAL_PAGE_SIZE]
+        pages = f" · page {number} of {stored.pages}" + (f" · .page({number + 1}) shows the next"
+                                                          if number < stored.pages else "")
     if not entries:
-        return entries, f"journal: {total} calls" + (f", none from {offset + 1}" if total else "")
-    return entries, f"journal: calls {offset + 1}–{offset + len(entries)} of {total}"
+        return entries, f"journal: {total} calls"
+    first = (stored.journal_page - 1) * JOURNAL_PAGE_SIZE + 1 if pages else 1
+    return entries, f"journal: calls {first}–{first + len(entries) - 1} of {total}{pages}"
 
 
-def stored_run_text(stored: StoredRun, offset: int = 0, limit: int | None = JOURNAL_PAGE) -> str:
-    """The snapshot, then journal lines ``offset``… (``limit=None``: all of them), one call a line."""
-    entries, caption = _page(stored, offset, limit)
+def stored_run_text(stored: StoredRun, *, every_call: bool = False, show_warnings: bool = True) -> str:
+    """The snapshot, then the run's journal page (or ``every_call``), one call a line; ``show_warnings=False``
+    leaves out what the journal reader warned about (a command line prints that on stderr)."""
+    entries, caption = _page(stored, every_call)
     lines = snapshot_lines(stored.snapshot)
-    lines += [f"WARNING    {plain(warning)}" for warning in stored.warnings]
+    if show_warnings:
+        lines += [f"WARNING    {plain(warning)}" for warning in stored.warnings]
     lines.append(caption)
     rows = [[plain(cell) for cell in _journal_cells(entry, stored.snapshot.attempts)] for entry in entries]
     if rows:  # five aligned columns, then "prompt → value" (too wide to align)
@@ -190,9 +205,10 @@ def stored_run_text(stored: StoredRun, offset: int = 0, limit: int | None = JOUR
     return "\n".join(lines)
 
 
-def stored_run_html(stored: StoredRun, offset: int = 0, limit: int | None = JOURNAL_PAGE) -> str:
-    """The snapshot and one page of the journal (``StoredRun.journal_rows()`` has every call)."""
-    entries, caption = _page(stored, offset, limit)
+def stored_run_html(stored: StoredRun) -> str:
+    """The snapshot and the run's journal page (``stored.page(n)`` picks another; ``journal_rows()`` has every
+    call)."""
+    entries, caption = _page(stored)
     warnings = "".join(f'<div>{badge("warning", "warn")} {esc(warning)}</div>' for warning in stored.warnings)
     rows = [[f"<code>{esc(cell)}</code>" if column >= 5 else esc(cell)
              for column, cell in enumerate(_journal_cells(entry, stored.snapshot.attempts))] for entry in entries]
@@ -203,18 +219,43 @@ def stored_run_html(stored: StoredRun, offset: int = 0, limit: int | None = JOUR
 # --- the registry of saved workflows ----------------------------------------------------------------
 
 
+def args_text(meta: WorkflowMeta) -> str:
+    """The args a workflow declares, ``name (type, required): description`` each; empty if it declares none."""
+    schema = meta.args
+    if schema is None:
+        return ""
+    properties = schema.get("properties") or {}
+    if not properties:
+        return "any JSON object"
+    required = set(schema.get("required") or ())
+    parts = []
+    for name, spec in properties.items():
+        spec = spec if isinstance(spec, Mapping) else {}
+        kind = spec.get("type", "any")
+        kind = "|".join(kind) if isinstance(kind, tuple | list) else str(kind)
+        facts = f"{kind}, required" if name in required else kind
+        about = spec.get("description")
+        parts.append(f"{name} ({facts})" + (f": {about}" if about else ""))
+    return "; ".join(parts)
+
+
 def registry_text(registry: WorkflowRegistry) -> str:
     metas = registry.list()
     if not metas:
         return "no saved workflows"
     width = max(len(plain(meta.name)) for meta in metas)
-    return "\n".join(f"{plain(meta.name):<{width}}  {plain(meta.description)}  [{plain(' → '.join(meta.phases))}]"
-                     for meta in metas)
+    lines = []
+    for meta in metas:
+        declared = args_text(meta)
+        lines.append(f"{plain(meta.name):<{width}}  {plain(meta.description)}  [{plain(' → '.join(meta.phases))}]"
+                     + (f"  args: {plain(declared)}" if declared else ""))
+    return "\n".join(lines)
 
 
 def registry_html(registry: WorkflowRegistry) -> str:
-    rows = [(f"<code>{esc(meta.name)}</code>", esc(meta.description),
-             esc(" → ".join(meta.phases)) or '<span class="muted">—</span>') for meta in registry.list()]
+    none = '<span class="muted">—</span>'
+    rows = [(f"<code>{esc(meta.name)}</code>", esc(meta.description), esc(" → ".join(meta.phases)) or none,
+             esc(args_text(meta)) or none) for meta in registry.list()]
     return block(f"<div><b>Saved workflows</b> ({len(rows)})</div>" + table(REGISTRY_HEADERS, rows))
 
 
@@ -229,6 +270,7 @@ class CallTally:
         self.finished = 0
         self.cached = 0
         self.failed = 0
+        self.cancelled = 0
         self.phase: str | None = None
 
     def add(self, event: dict[str, Any]) -> None:
@@ -239,17 +281,18 @@ class CallTally:
         status = event.get("status")
         if status in ("started", "cached"):
             self.started += 1
-        if status in ("done", "cached", "failed"):
+        if status in ("done", "cached", "failed", "cancelled"):
             self.finished += 1
         self.cached += status == "cached"
         self.failed += status == "failed"
+        self.cancelled += status == "cancelled"
 
 
 def progress_bar(tally: CallTally, width: int = BAR_WIDTH) -> str:
     """``[#####·····] 5/9 calls (2 cached) · Verify``: finished calls of those started so far."""
     filled = width * tally.finished // tally.started if tally.started else 0
-    details = ", ".join(part for part in (f"{tally.cached} cached" if tally.cached else "",
-                                          f"{tally.failed} failed" if tally.failed else "") if part)
+    details = ", ".join(f"{count} {name}" for count, name in ((tally.cached, "cached"), (tally.failed, "failed"),
+                                                              (tally.cancelled, "cancelled")) if count)
     phase = f" · {plain(tally.phase)}" if tally.phase else ""
     return (f"[{'#' * filled}{'·' * (width - filled)}] {tally.finished}/{tally.started} calls"
             f"{f' ({details})' if details else ''}{phase}")
