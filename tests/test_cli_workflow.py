@@ -121,6 +121,15 @@ def test_a_failed_run_exits_1_and_prints_how_to_resume_it(capsys, store):
     assert labelled(out, "RESUME") == f"RESUME     alp-nb workflow resume {run_id_of(out)} --store {store}"
 
 
+def test_a_run_that_hit_the_agent_cap_is_finished_by_resuming_with_a_higher_cap(capsys, store):
+    code, out, _ = run(capsys, "workflow", "run", "review-changes", "--args", CHANGES, "--store", store,
+                       "--agent-cap", "3")
+    assert code == 1 and "agent cap of 3" in labelled(out, "ERROR")
+    code, out, err = run(capsys, "workflow", "resume", "--store", store, "--agent-cap", str(REVIEW_CALLS))
+    assert (code, err) == (0, "")
+    assert labelled(out, "STATUS") == "STATUS     completed"
+
+
 def test_the_default_store_is_alp_runs_in_the_working_directory(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     code, out, _ = run(capsys, "workflow", "run", "review-changes", "--args", CHANGES)

@@ -67,6 +67,10 @@ class OutputContract:
                 "INVALID_OUTPUT_SCHEMA",
                 f"output contract `{self.name}` has an invalid JSON Schema: {error.message}",
             ) from None
+        for reference in _references(plain):
+            if not _resolves(plain, reference):
+                raise AgentError("INVALID_OUTPUT_SCHEMA", f"output contract `{self.name}` has a `$ref` that "
+                                 f"points nowhere in the schema: `{reference}` (only local `#/...` references)")
         return validator_class(plain)
 
     def __deepcopy__(self, memo: dict | None = None):
@@ -112,6 +116,35 @@ class TextOutputContract(OutputContract):
 def text_output(name: str) -> TextOutputContract:
     """A prose output contract; every built-in role ends with one."""
     return TextOutputContract(name, TEXT_OUTPUT_SCHEMA)
+
+
+def _references(schema: Any) -> list[str]:
+    """Every ``$ref`` in a schema, however deep."""
+    if isinstance(schema, dict):
+        own = [schema["$ref"]] if isinstance(schema.get("$ref"), str) else []
+        return own + [reference for value in schema.values() for reference in _references(value)]
+    if isinstance(schema, list):
+        return [reference for value in schema for reference in _references(value)]
+    return []
+
+
+def _resolves(schema: Any, reference: str) -> bool:
+    """A local reference (``#`` or ``#/$defs/x``) that names a part of ``schema``; a remote one would need the
+    network, so it never resolves here."""
+    if reference == "#":
+        return True
+    if not reference.startswith("#/"):
+        return False
+    target = schema
+    for part in reference[2:].split("/"):
+        part = part.replace("~1", "/").replace("~0", "~")
+        if isinstance(target, dict) and part in target:
+            target = target[part]
+        elif isinstance(target, list) and part.isdigit() and int(part) < len(target):
+            target = target[int(part)]
+        else:
+            return False
+    return True
 
 
 def _issue(error: jsonschema.ValidationError) -> str:

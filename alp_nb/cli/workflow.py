@@ -32,10 +32,13 @@ def register(groups) -> None:
     run.add_argument("name", help="the saved workflow's name")
     run.add_argument("--args", help="the workflow's arguments, a JSON object")
     run.add_argument("--store", help=STORE_HELP)
+    run.add_argument("--agent-cap", type=int, default=1000, help="distinct agent calls allowed (default 1000)")
     run.set_defaults(handler=_run)
     resume = workflow.add_parser("resume", help="resume a run: journaled calls are served from the journal")
     resume.add_argument("run_id", nargs="?", help="wf_… (default: the store's last run)")
     resume.add_argument("--store", help=STORE_HELP)
+    resume.add_argument("--agent-cap", type=int, default=1000,
+                        help="distinct agent calls allowed (default 1000); raise it to finish a run that hit the cap")
     resume.set_defaults(handler=_resume)
     show = workflow.add_parser("show", help="a stored run: status, usage, phases and every journaled call")
     show.add_argument("run_id", help="wf_…")
@@ -50,12 +53,13 @@ def _list(args) -> int:
 
 def _run(args) -> int:
     workflow_args = _json_object(args.args)
-    return _drive(lambda progress: run_workflow(args.name, workflow_args, store=args.store, on_event=progress),
-                  args.store)
+    return _drive(lambda progress: run_workflow(args.name, workflow_args, store=args.store, agent_cap=args.agent_cap,
+                                                on_event=progress), args.store)
 
 
 def _resume(args) -> int:
-    return _drive(lambda progress: resume_workflow(args.run_id, store=args.store, on_event=progress), args.store)
+    return _drive(lambda progress: resume_workflow(args.run_id, store=args.store, agent_cap=args.agent_cap,
+                                                   on_event=progress), args.store)
 
 
 def _show(args) -> int:

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .errors import WorkflowInputError
-from .runners import RunnerOutput
+from .runners import RunnerOutput, in_daemon_thread
 
 DEFAULT_MODEL = "claude-sonnet-4-5"
 JSON_INSTRUCTION = "Reply with only one JSON value (no prose, no code fence) that matches this JSON Schema:\n"
@@ -47,9 +47,13 @@ class AnthropicAgentRunner:
                                    "messages": [{"role": "user", "content": content}]}
         if self.system:
             request["system"] = self.system
-        reply = self.client.messages.create(**request)
-        if inspect.isawaitable(reply):
-            reply = await reply
+        create = self.client.messages.create
+        if inspect.iscoroutinefunction(create):
+            reply = await create(**request)
+        else:  # a sync client (anthropic.Anthropic) blocks: keep it off the event loop
+            reply = await in_daemon_thread(lambda: create(**request))
+            if inspect.isawaitable(reply):
+                reply = await reply
         text = "".join(getattr(block, "text", "") for block in reply.content if getattr(block, "type", "") == "text")
         usage = reply.usage
         tokens = int(getattr(usage, "input_tokens", 0) or 0) + int(getattr(usage, "output_tokens", 0) or 0)

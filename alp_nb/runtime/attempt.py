@@ -10,9 +10,6 @@ this run is served from the journal exactly as a resume would serve it.
 from __future__ import annotations
 
 import asyncio
-import contextvars
-import inspect
-import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
@@ -25,7 +22,7 @@ from .errors import WorkflowInputError
 from .events import EventLog
 from .journal import JSON_SCALARS, CachedCall, JournalWriter, journaled
 from .keys import canonical_dumps
-from .runners import RunnerOutput
+from .runners import RunnerOutput, invoker
 from .snapshot import SNAPSHOT_LOG_LINES, PhaseProgress, Usage
 
 RETRY_REMINDER = "\n\nReturn valid JSON."
@@ -57,7 +54,7 @@ class AttemptState:
         self.running: dict[str, asyncio.Future[None] | None] = {}  # calls in flight, and what twins wait on
         self._semaphore = asyncio.Semaphore(concurrency)
         self._loop = asyncio.get_running_loop()
-        self._invoke = _invoker(runner)
+        self._invoke = invoker(runner)
 
     @property
     def usage(self) -> Usage:
@@ -92,7 +89,7 @@ class AttemptState:
             raise WorkflowInputError(
                 "AGENT_CAP_REACHED",
                 f"agent cap of {self.agent_cap} distinct calls reached; `{label}` was not run "
-                "(resume with a higher agent_cap to go on)",
+                "(resume with a higher agent_cap, or `alp-nb workflow resume --agent-cap N`, to go on)",
             )
         self.calls.add(key)
 
@@ -232,53 +229,6 @@ class AttemptState:
             except AgentError as error:
                 raise WorkflowInputError("INVALID_SCHEMA", error.message) from None
         return contract
-
-
-def _invoker(runner: Any) -> Callable[[str, Any, str], Any]:
-    """How to call this runner: awaited if async, inline if it says it never blocks, else in a thread."""
-    run = runner.run
-    if inspect.iscoroutinefunction(run):
-        return run
-    if getattr(runner, "blocking", True) is False:
-        async def inline(prompt: str, schema: Any, label: str) -> Any:
-            output = run(prompt, schema, label)
-            return await output if inspect.isawaitable(output) else output
-        return inline
-
-    async def threaded(prompt: str, schema: Any, label: str) -> Any:
-        output = await _in_daemon_thread(run, prompt, schema, label)
-        return await output if inspect.isawaitable(output) else output
-    return threaded
-
-
-async def _in_daemon_thread(fn: Callable[..., Any], *args: Any) -> Any:
-    """``fn(*args)`` in a daemon thread of its own. ``asyncio.to_thread`` uses a pool that ``asyncio.run`` and the
-    interpreter wait for at exit, so Ctrl-C during a blocking call would wait for the call to return; here a
-    cancelled call is abandoned (its answer dropped, never journaled) and the process ends at once."""
-    loop = asyncio.get_running_loop()
-    future = loop.create_future()
-    context = contextvars.copy_context()
-
-    def settle(value: Any, error: BaseException | None) -> None:
-        if future.done():  # cancelled while the call ran
-            return
-        if error is None:
-            future.set_result(value)
-        else:
-            future.set_exception(error)
-
-    def call() -> None:
-        try:
-            value, error = context.run(fn, *args), None
-        except BaseException as raised:  # noqa: BLE001 (handed to the awaiting task, which raises it)
-            value, error = None, raised
-        try:
-            loop.call_soon_threadsafe(settle, value, error)
-        except RuntimeError:  # the loop is closed: nobody waits for this answer any more
-            pass
-
-    threading.Thread(target=call, name="alp-nb runner call", daemon=True).start()
-    return await future
 
 
 def _journaled(value: Any, label: str) -> Any:

@@ -116,6 +116,10 @@ class ExecutionContext:
         ``(previous, item, index)``, the first one the item itself as ``previous``."""
         if not stages:
             raise WorkflowInputError("INVALID_CALL", "pipeline() needs at least one stage")
+        for number, stage in enumerate(stages, 1):
+            if not callable(stage):
+                raise WorkflowInputError("INVALID_CALL", f"pipeline() stage {number} must be a callable taking "
+                                         f"(previous, item, index), not {type(stage).__name__}")
 
         async def run_item(item: Any, index: int) -> Any:
             value = item

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import json
 import os
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -96,16 +97,25 @@ async def run_workflow(name: str, args: Mapping[str, Any] | None = None, resume_
     EventStream) given each event as it happens.
     """
     subscribers = _subscribers(on_event)
+    ended: list[Any] = []  # the final task_notification, once a subscriber has been given it
     try:
         launch = _Launch.prepare(name, args, resume_from_run_id, store=store, runner=runner, registry=registry,
                                  agent_cap=agent_cap, concurrency=concurrency, durability=durability)
-    except WorkflowInputError as error:
-        refused = {"type": "task_notification", "runId": None, "status": "failed", "error": error.message,
-                   "code": error.code}
-        for subscriber in subscribers:
-            subscriber(refused)
+        return await launch.execute([*subscribers, lambda event: ended.append(event)
+                                     if event["type"] == "task_notification" else None])
+    except BaseException as error:
+        if not ended:  # refused before launch, or broke before the end: subscribers still hear the run is over
+            _notify_ended(subscribers, error)
         raise
-    return await launch.execute(subscribers)
+
+
+def _notify_ended(subscribers: list[Subscriber], error: BaseException) -> None:
+    code = getattr(error, "code", type(error).__name__)
+    message = getattr(error, "message", None) or str(error) or type(error).__name__
+    event = {"type": "task_notification", "runId": None, "status": "failed", "error": message, "code": code,
+             "ts": time.time()}
+    for subscriber in subscribers:
+        subscriber(event)
 
 
 def run_workflow_sync(*args: Any, **kwargs: Any) -> WorkflowRun:
@@ -153,6 +163,8 @@ class _Launch:
                 durability: str) -> _Launch:
         _check_options(agent_cap, concurrency, durability)
         registry = DEFAULT_REGISTRY if registry is None else registry
+        if not isinstance(registry, WorkflowRegistry):
+            raise WorkflowInputError("INVALID_OPTION", f"registry must be a WorkflowRegistry, not {type(registry).__name__}")
         saved = registry.get(name)
         runner = MockAgentRunner() if runner is None else runner
         if not callable(getattr(runner, "run", None)):
@@ -287,7 +299,11 @@ def _check_options(agent_cap: Any, concurrency: Any, durability: Any) -> None:
 
 
 def _store(store: Any) -> RunStore:
-    return store if isinstance(store, RunStore) else RunStore(store)
+    if isinstance(store, RunStore):
+        return store
+    if store is not None and not isinstance(store, (str, os.PathLike)):
+        raise WorkflowInputError("INVALID_OPTION", f"store must be a RunStore or a folder path, not {type(store).__name__}")
+    return RunStore(store)
 
 
 def _subscribers(on_event: Any) -> list[Subscriber]:

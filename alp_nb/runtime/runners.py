@@ -8,9 +8,13 @@ does): then they are called inline, with no thread hop.
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import hashlib
+import inspect
 import math
 import random
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
@@ -29,6 +33,53 @@ class AgentRunner(Protocol):
     """``run`` may be a plain or an ``async`` method; set ``blocking = False`` on a sync runner that never blocks."""
 
     def run(self, prompt: str, schema: Mapping[str, Any] | None, label: str) -> Any: ...
+
+
+def invoker(runner: Any) -> Callable[[str, Any, str], Any]:
+    """How to call this runner: awaited if async, inline if it says it never blocks, else in a thread."""
+    run = runner.run
+    if inspect.iscoroutinefunction(run):
+        return run
+    if getattr(runner, "blocking", True) is False:
+        async def inline(prompt: str, schema: Any, label: str) -> Any:
+            output = run(prompt, schema, label)
+            return await output if inspect.isawaitable(output) else output
+        return inline
+
+    async def threaded(prompt: str, schema: Any, label: str) -> Any:
+        output = await in_daemon_thread(run, prompt, schema, label)
+        return await output if inspect.isawaitable(output) else output
+    return threaded
+
+
+async def in_daemon_thread(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` in a daemon thread of its own. ``asyncio.to_thread`` uses a pool that ``asyncio.run`` and the
+    interpreter wait for at exit, so Ctrl-C during a blocking call would wait for the call to return; here a
+    cancelled call is abandoned (its answer dropped, never journaled) and the process ends at once."""
+    loop = asyncio.get_running_loop()
+    future = loop.create_future()
+    context = contextvars.copy_context()
+
+    def settle(value: Any, error: BaseException | None) -> None:
+        if future.done():  # cancelled while the call ran
+            return
+        if error is None:
+            future.set_result(value)
+        else:
+            future.set_exception(error)
+
+    def call() -> None:
+        try:
+            value, error = context.run(fn, *args), None
+        except BaseException as raised:  # noqa: BLE001 (handed to the awaiting task, which raises it)
+            value, error = None, raised
+        try:
+            loop.call_soon_threadsafe(settle, value, error)
+        except RuntimeError:  # the loop is closed: nobody waits for this answer any more
+            pass
+
+    threading.Thread(target=call, name="alp-nb runner call", daemon=True).start()
+    return await future
 
 
 Response = Any | Callable[[str, Mapping[str, Any] | None, str], Any]
