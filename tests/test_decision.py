@@ -68,6 +68,31 @@ def test_a_new_failure_with_budget_left_retries():
         == "retry-with-new-evidence"
 
 
+def test_a_timeout_is_never_a_repeated_failure_so_only_the_budget_stops_it():
+    timed_out = {"summary": "attempt timed out at its limit; no verdict", "timed_out": True}
+    earlier = Evidence(**{**ACTIONABLE, **timed_out})
+    evidence = Evidence(**{**ACTIONABLE, **timed_out})
+    state = LoopState().observe(earlier, 1).observe(evidence, 2)
+    budget = BudgetState(max_retries=2, max_runtime_minutes=30, attempts_used=2)
+    assert evidence.signature is None and not state.repeats(evidence)
+    assert decide(evidence, state, budget) == "retry-with-new-evidence"
+    assert decide(evidence, state, budget.spend(1)) == "stop-with-receipt"
+
+
+@pytest.mark.parametrize("attempts_used", range(5))
+def test_the_retries_left_never_exceed_max_retries_and_the_first_attempt_is_not_one(attempts_used):
+    budget = BudgetState(max_retries=3, max_runtime_minutes=30, attempts_used=attempts_used)
+    assert budget.retries_left == min(3, 4 - attempts_used)
+    assert budget.exhausted == (attempts_used == 4)
+
+
+@pytest.mark.parametrize(("minutes_used", "attempts_used", "limit"), [(0, 0, 8), (8, 1, 8), (29, 3, 1), (0, 3, 30)])
+def test_an_attempt_may_run_its_share_of_the_minutes_left(minutes_used, attempts_used, limit):
+    budget = BudgetState(max_retries=3, max_runtime_minutes=30, minutes_used=minutes_used,
+                         attempts_used=attempts_used)
+    assert budget.attempt_minutes == limit
+
+
 def test_ambiguity_escalates_like_missing_authority():
     assert _decide({"is_ambiguous": True, "blocker": "two owners disagree"}) == "escalate"
 
@@ -88,6 +113,7 @@ def test_a_zero_retry_budget_allows_exactly_one_attempt():
 @pytest.mark.parametrize(("fields", "problem"), [
     ({"proves_goal": True}, "names its artifact"),
     ({"proves_goal": True, "artifact": "diff", "verifier_broken": True}, "a broken verifier proves nothing"),
+    ({"proves_goal": True, "artifact": "diff", "timed_out": True}, "a timeout is no verdict, never a pass"),
     ({"requires_authority": True}, "names its blocker"),
     ({"is_ambiguous": True}, "names its blocker"),
     ({"summary": "   "}, "summary"),

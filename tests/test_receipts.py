@@ -75,3 +75,10 @@ def test_an_unknown_outcome_has_no_receipt():
     with pytest.raises(LoopContractError) as error:
         make_receipt("give-up", reason="tired")
     assert error.value.code == "UNKNOWN_OUTCOME"
+
+
+@pytest.mark.parametrize("outcome", [{"outcome": "escalate"}, ["escalate"], None], ids=["dict", "list", "none"])
+def test_an_outcome_that_is_not_a_name_is_an_unknown_outcome(outcome):
+    with pytest.raises(LoopContractError) as error:
+        make_receipt(outcome, blocker="b", evidence="e", destination="d")
+    assert error.value.code == "UNKNOWN_OUTCOME"

@@ -61,11 +61,35 @@ def test_escalate_and_stop_hand_the_item_to_the_escalation_destination(name):
     assert simulate(contract(), name).owner == OWNER
 
 
-def test_a_timeout_spends_the_runtime_budget_and_never_passes():
-    run = simulate(contract(minutes=25), "timeout")
-    (step,) = run.steps
-    assert step.minutes_left == 0 and not step.evidence.proves_goal
-    assert "runtime budget spent: 25 of 25 minutes" in run.receipt.reason
+def test_a_timeout_with_retries_left_is_logged_as_a_bounded_retry_before_the_run_stops():
+    """Reference §7, Timeout: "Log a bounded retry; never count it as a pass; once retries run out,
+    stop and escalate" (upstream: a `retry` receipt with a timeout reason, up to --max-retries)."""
+    run = simulate(contract(max_retries=3, minutes=60), "timeout")
+    assert run.steps[0].decision == "retry-with-new-evidence"
+    assert not any(step.evidence.proves_goal for step in run.steps)
+    assert run.outcome == "stop-with-receipt" and run.owner == OWNER
+
+
+def test_each_timeout_spends_only_its_share_of_the_runtime_until_the_retries_run_out():
+    run = simulate(contract(max_retries=3, minutes=25), "timeout")
+    assert [step.minutes_left for step in run.steps] == [18, 12, 6, 0]  # 25 minutes over 4, 3, 2, 1 attempts left
+    assert all(step.evidence.timed_out and "timed out" in step.note for step in run.steps)
+    first = run.steps[0].receipt
+    assert first.hypothesis.startswith("timed out") and "7-minute limit" in first.hypothesis
+    assert "retry budget spent: 4 of 4 attempts used" in run.receipt.reason
+    assert "repeats" not in run.receipt.reason  # a timeout is no verdict, so never a repeated failure
+
+
+def test_an_attempt_running_past_its_limit_times_out_and_its_retry_can_still_pass():
+    passed = Evidence(summary="gate passed", proves_goal=True, artifact="the change")
+    slow = Scenario(name="slow-then-pass", description="the first attempt would run 50 minutes",
+                    attempts=(ScriptedAttempt(evidence=passed, minutes=50, side_effect="effect:item-1"),
+                              ScriptedAttempt(evidence=passed, side_effect="effect:item-1")),
+                    expected="exit-success")
+    run = simulate(contract(max_retries=3, minutes=60), slow)
+    assert [step.decision for step in run.steps] == ["retry-with-new-evidence", "exit-success"]
+    assert run.steps[0].minutes_left == 45 and run.steps[0].evidence.timed_out
+    assert dict(run.external_effects) == {"effect:item-1": 1}  # the cut attempt made no effect
 
 
 def test_a_crash_before_the_side_effect_makes_it_once_on_resume():
@@ -78,9 +102,38 @@ def test_a_crash_before_the_side_effect_makes_it_once_on_resume():
 def test_a_crash_after_the_side_effect_is_reconciled_not_repeated():
     run = simulate(contract(), "crash-after-side-effect")
     assert "crashed before the checkpoint" in run.steps[0].note
-    assert "reconciled into state, not repeated" in run.steps[1].note
+    assert "found outside by its idempotency key: reconciled into state" in run.steps[1].note
+    assert "already checkpointed: not repeated" in run.steps[1].note
     assert dict(run.external_effects) == {"effect:item-1": 1}
     assert "committed effects: effect:item-1" in run.receipt.final_state
+
+
+def test_a_stop_after_a_crash_after_the_side_effect_names_the_uncheckpointed_effect():
+    """Seed: "Nếu process chết sau external write nhưng trước checkpoint, system cần idempotency record
+    để reconcile." With no retry left the owner inherits the item; its residual risk is exactly that effect."""
+    run = simulate(contract(max_retries=0), "crash-after-side-effect")
+    assert run.outcome == "stop-with-receipt"
+    assert dict(run.external_effects) == {"effect:item-1": 1}
+    assert "effect:item-1" in run.receipt.residual_risk
+    assert run.checkpointed_effects == ()
+
+
+def test_a_resumed_run_reconciles_an_uncheckpointed_effect_whatever_its_next_attempt_does():
+    """Seed: crash after the external write, before the checkpoint → the system reconciles by its
+    idempotency record; the final state must then account for the effect that exists outside."""
+    failed = Evidence(summary="worker killed after its effect", hypothesis="the pass died mid-way",
+                      next_action="resume from the checkpoint")
+    passed = Evidence(summary="gate passed", proves_goal=True, artifact="the change")
+    scenario = Scenario(name="crash-then-pass", description="crash after the effect, then a pass with no effect",
+                        attempts=(ScriptedAttempt(evidence=failed, side_effect="effect:item-1",
+                                                  crash="after-side-effect"),
+                                  ScriptedAttempt(evidence=passed)),
+                        expected="exit-success")
+    run = simulate(contract(), scenario)
+    assert run.outcome == "exit-success"
+    assert dict(run.external_effects) == {"effect:item-1": 1}
+    assert "effect:item-1" in run.receipt.final_state
+    assert run.checkpointed_effects == ("effect:item-1",)
 
 
 def test_a_duplicate_delivery_of_a_processed_item_is_a_noop_with_its_query():
@@ -88,6 +141,15 @@ def test_a_duplicate_delivery_of_a_processed_item_is_a_noop_with_its_query():
     assert run.attempts == 0
     assert "deduped against the ledger: item-1" in run.receipt.query
     assert run.receipt.checkpoint_time.isoformat() == "2026-01-01T08:00:00+00:00"
+
+
+def test_the_budget_left_in_a_trace_never_exceeds_the_contract_retry_budget():
+    """Every step shows the budget left; a no-op under `max_retries: 3` must not show 4 retries."""
+    for name in ("no-qualifying-work", "duplicate-item", "retries-exhausted"):
+        run = simulate(contract(max_retries=3), name)
+        assert all(step.retries_left <= 3 for step in run.steps), name
+    exhausted = simulate(contract(max_retries=3), "retries-exhausted")
+    assert [step.retries_left for step in exhausted.steps] == [3, 2, 1, 0]
 
 
 def test_a_repeated_failure_stops_on_its_signature():
@@ -134,6 +196,16 @@ def test_an_unknown_scenario_name_lists_the_known_ones():
     with pytest.raises(LoopContractError) as error:
         simulate(contract(), "meteor-strike")
     assert error.value.code == "UNKNOWN_SCENARIO" and "success-on-retry" in error.value.message
+
+
+@pytest.mark.parametrize("scenario", [FAILURE_INJECTIONS["timeout"].model_dump(), None, 3, ["timeout"]],
+                         ids=["dict", "none", "int", "list"])
+def test_simulate_answers_a_scenario_of_the_wrong_type_with_a_clear_error(scenario):
+    """A bad input gets a clear error naming what is wrong, never an unrelated exception type."""
+    with pytest.raises(LoopContractError) as error:
+        simulate(contract(), scenario)
+    assert error.value.code == "UNKNOWN_SCENARIO"
+    assert "scenario must be a Scenario or the name of a failure injection" in error.value.message
 
 
 def test_a_scenario_with_work_but_no_attempt_is_refused():
@@ -183,19 +255,7 @@ def test_the_shared_contracts_survive_every_injection_as_expected(path):
 
 
 def test_external_effects_count_every_application_so_a_repeat_would_show(monkeypatch):
-    class ForgetfulWorld(dict):
-        """An outside world whose idempotency lookup is lost, so the resumed run applies the effect again."""
-
-        def __contains__(self, key):
-            return False
-
-    opened = simulator._Run.__init__
-
-    def with_forgetful_world(self, *args, **kwargs):
-        opened(self, *args, **kwargs)
-        self.world = ForgetfulWorld()
-
-    monkeypatch.setattr(simulator._Run, "__init__", with_forgetful_world)
+    monkeypatch.setattr(simulator._Run, "_reconcile", lambda run: "")  # the idempotency record is lost
     run = simulate(contract(), "crash-after-side-effect")
     assert [("applied" in step.note) for step in run.steps] == [True, True]
     assert dict(run.external_effects) == {"effect:item-1": 2}

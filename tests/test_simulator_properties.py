@@ -1,5 +1,6 @@
 """The seed's closing question, as a property: whatever the actor, the crashes or the verifier do,
-every run reaches a finite terminal state with a receipt and, when it did not finish, a named owner."""
+every run reaches a finite terminal state with a receipt and, when it did not finish, a named owner;
+and every effect it made outside is either checkpointed or named in that final receipt."""
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -36,6 +37,7 @@ def evidence(draw) -> Evidence:
         is_ambiguous=needs_human == "ambiguous",
         blocker=draw(texts) if needs_human != "none" else None,
         verifier_broken=not proves_goal and draw(st.booleans()),
+        timed_out=not proves_goal and draw(st.booleans()),
         hypothesis=draw(texts) if actionable else None,
         next_action=draw(texts) if actionable else None,
     )
@@ -45,7 +47,8 @@ def evidence(draw) -> Evidence:
 def attempts(draw) -> ScriptedAttempt:
     observed = draw(evidence())
     crash = None if observed.proves_goal else draw(st.sampled_from((None, "before-side-effect", "after-side-effect")))
-    side_effect = draw(st.sampled_from(("comment:1", "pr:1"))) if crash else draw(st.one_of(st.none(), texts))
+    keys = st.sampled_from(("comment:1", "pr:1"))  # shared by attempts, so a resumed one can meet a crashed one's
+    side_effect = draw(keys) if crash else draw(st.one_of(st.none(), keys, texts))
     return ScriptedAttempt(evidence=observed, minutes=draw(st.one_of(st.none(), st.integers(0, 40))),
                            side_effect=side_effect, crash=crash)
 
@@ -67,7 +70,12 @@ def test_every_run_ends_in_a_terminal_state_within_the_budget_with_a_receipt_and
     assert run.outcome in TERMINAL_OUTCOMES
     assert all(step.decision == "retry-with-new-evidence" for step in run.steps[:-1])
     assert run.attempts <= contract.budget.max_retries + 1
+    assert all(step.retries_left <= contract.budget.max_retries for step in run.steps)
     assert all(isinstance(step.receipt, RECEIPT_TYPES[step.decision]) for step in run.steps)
     if run.outcome in ("escalate", "stop-with-receipt"):
         assert run.owner == contract.escalation.destination
     assert all(count == 1 for count in run.external_effects.values()), "an external effect was repeated"
+    receipt_text = " ".join(str(value) for _, value in run.receipt)
+    unaccounted = [key for key in run.external_effects
+                   if key not in run.checkpointed_effects and key not in receipt_text]
+    assert unaccounted == [], "an effect exists outside but is neither checkpointed nor named in the final receipt"

@@ -5,10 +5,15 @@ work, then escalation (authority or ambiguity), then stop (budget spent,
 repeated failure, broken verifier, nothing actionable left), and only then a
 retry. A retry is the last resort, so a loop can never retry its way around a
 blocker, a spent budget or a failure it has already seen.
+
+A timeout is the one failure the repeat rule does not stop: it is no verdict, so
+it has no failure signature, and the reference (§7) makes it "a bounded retry"
+that stops only once the retry or runtime budget runs out.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Annotated, Literal
 
@@ -101,7 +106,8 @@ class Evidence(Record):
 
     ``summary`` is the observation itself (gate output, log excerpt, intake result);
     the flags are what the policy reads. A failing attempt is actionable only when it
-    names a ``hypothesis`` and the ``next_action`` that would test it.
+    names a ``hypothesis`` and the ``next_action`` that would test it. ``timed_out``
+    marks an attempt cut at its time limit: no verdict, never a pass.
     """
 
     summary: Text
@@ -111,6 +117,7 @@ class Evidence(Record):
     is_ambiguous: bool = False
     blocker: Text | None = None
     verifier_broken: bool = False
+    timed_out: bool = False
     hypothesis: Text | None = None
     next_action: Text | None = None
 
@@ -120,6 +127,8 @@ class Evidence(Record):
             raise ValueError("evidence that proves the goal names its artifact (diff, report, link)")
         if self.proves_goal and self.verifier_broken:
             raise ValueError("a broken verifier proves nothing: proves_goal and verifier_broken exclude each other")
+        if self.proves_goal and self.timed_out:
+            raise ValueError("a timeout is no verdict, never a pass: proves_goal and timed_out exclude each other")
         if (self.requires_authority or self.is_ambiguous) and self.blocker is None:
             raise ValueError("evidence that needs authority or judgment names its blocker")
         return self
@@ -130,8 +139,12 @@ class Evidence(Record):
 
     @property
     def signature(self) -> str | None:
-        """The normalised failure this evidence shows; None when it proves the goal."""
-        return None if self.proves_goal else failure_signature(self.summary)
+        """The normalised failure this evidence shows; None when it shows no failure verdict.
+
+        A pass has none, and neither has a timeout: it says nothing about how the work
+        fails, so a second timeout is not a repeated failure (only the budget bounds them).
+        """
+        return None if self.proves_goal or self.timed_out else failure_signature(self.summary)
 
 
 class Observation(Record):
@@ -168,7 +181,11 @@ class LoopState(Record):
 
 
 class BudgetState(Record):
-    """The contract's budget and what a run has spent of it; a run may make ``max_retries + 1`` attempts."""
+    """The contract's budget and what a run has spent of it.
+
+    A run may make ``max_retries + 1`` attempts: the first is not a retry, so the
+    retries left never exceed ``max_retries``.
+    """
 
     max_retries: Annotated[int, Field(ge=0)]
     max_runtime_minutes: Annotated[int, Field(ge=1)]
@@ -181,16 +198,26 @@ class BudgetState(Record):
         return cls(max_retries=budget.max_retries, max_runtime_minutes=budget.max_runtime_minutes)
 
     @property
-    def retries_left(self) -> int:
+    def attempts_left(self) -> int:
         return max(0, self.max_retries + 1 - self.attempts_used)
+
+    @property
+    def retries_left(self) -> int:
+        return min(self.max_retries, self.attempts_left)
 
     @property
     def minutes_left(self) -> int:
         return max(0, self.max_runtime_minutes - self.minutes_used)
 
     @property
+    def attempt_minutes(self) -> int:
+        """The most the next attempt may run: the minutes left shared evenly over the attempts
+        left, so one hung attempt cannot spend the time the contract grants its retries."""
+        return math.ceil(self.minutes_left / max(1, self.attempts_left))
+
+    @property
     def exhausted(self) -> bool:
-        return self.retries_left == 0 or self.minutes_left == 0
+        return self.attempts_left == 0 or self.minutes_left == 0
 
     def spend(self, minutes: int) -> BudgetState:
         """The budget after one more attempt that ran ``minutes``."""
@@ -201,7 +228,7 @@ class BudgetState(Record):
 def stop_reasons(evidence: Evidence, state: LoopState, budget: BudgetState) -> tuple[str, ...]:
     """Every reason the run may not retry after this evidence; empty when a retry is allowed."""
     reasons = []
-    if budget.retries_left == 0:
+    if budget.attempts_left == 0:
         reasons.append(f"retry budget spent: {budget.attempts_used} of {budget.max_retries + 1} attempts used")
     if budget.minutes_left == 0:
         reasons.append(f"runtime budget spent: {budget.minutes_used} of {budget.max_runtime_minutes} minutes used")
@@ -219,6 +246,8 @@ def decide(evidence: Evidence, state: LoopState, budget: BudgetState) -> Outcome
 
     Persist before decide: the evidence must already be ``state``'s latest
     observation, so a crash after this call can never lose what the decision saw.
+    A timeout takes the same path as any failure; it only never counts as a repeat
+    (its ``signature`` is None), so it retries until the budget stops it.
     """
     if not state.observations or state.observations[-1].evidence != evidence:
         raise LoopContractError("DECIDE_BEFORE_PERSIST",

@@ -88,8 +88,8 @@ _RECEIPT = TypeAdapter(Receipt)
 def make_receipt(outcome: Outcome, **fields: Any) -> SuccessReceipt | NoopReceipt | RetryReceipt | EscalateReceipt | \
         StopReceipt:
     """The receipt of ``outcome``; ``LoopContractError(RECEIPT_INCOMPLETE)`` names each missing or blank field."""
-    if outcome not in RECEIPT_TYPES:
-        raise LoopContractError("UNKNOWN_OUTCOME", f"unknown outcome `{outcome}`; known: {', '.join(OUTCOMES)}")
+    if not isinstance(outcome, str) or outcome not in RECEIPT_TYPES:
+        raise LoopContractError("UNKNOWN_OUTCOME", f"unknown outcome `{outcome!r}`; known: {', '.join(OUTCOMES)}")
     try:
         return _RECEIPT.validate_python({**fields, "outcome": outcome})
     except ValidationError as error:

@@ -4,9 +4,13 @@ A scenario scripts what the trigger delivers, what the ledger already holds and
 what each attempt observes (or how it crashes or hangs). ``simulate`` plays it
 against a contract's budget and escalation destination with the real decision
 policy: intake with dedupe, then per attempt act → persist the observation →
-decide → write the receipt, until a terminal outcome. External effects go to a
-simulated outside world keyed by idempotency key, so a crash between an effect
-and its checkpoint is reconciled instead of repeated.
+decide → write the receipt, until a terminal outcome. Each attempt runs under a
+per-attempt time limit, so a hang is a timeout that spends part of the run's
+minutes: a bounded retry, never a pass. External effects go to a simulated
+outside world keyed by idempotency key; each attempt first reconciles every
+effect found outside but never checkpointed (a crash between an effect and its
+checkpoint), so it is recorded instead of repeated, and a run that ends before
+it could reconcile names that effect in its receipt.
 """
 
 from __future__ import annotations
@@ -40,8 +44,9 @@ SIMULATION_START = datetime(2026, 1, 1, 8, 0, tzinfo=UTC)
 class ScriptedAttempt(Record):
     """One attempt as the scenario scripts it.
 
-    ``minutes`` is how long it runs; ``None`` means it hangs until the runtime budget
-    is gone (a timeout). ``side_effect`` is the idempotency key of the external effect
+    ``minutes`` is how long it runs; ``None`` means it hangs. An attempt that would run
+    past its limit (``BudgetState.attempt_minutes``) is cut there: a timeout with no
+    verdict and no effect. ``side_effect`` is the idempotency key of the external effect
     it makes (a comment, a PR); ``crash`` kills the worker just before or just after it.
     """
 
@@ -66,7 +71,8 @@ class Scenario(Record):
 
     When the script runs out the last attempt repeats: an actor with nothing new keeps
     producing the same evidence. ``expected`` is the outcome under a budget that is
-    not the limiting factor (at least three retries and thirty minutes).
+    not the limiting factor (at least three retries, and minutes enough for each
+    attempt to run its scripted minutes within its share of them).
     """
 
     name: Text
@@ -93,12 +99,15 @@ class Simulation(Record):
     """A finished simulated run: its trace, terminal outcome and what reached the outside world.
 
     ``external_effects`` counts how often each idempotency key was applied outside; above 1 is a repeat.
+    ``checkpointed_effects`` are the keys the run's state recorded; an effect outside but not
+    among them is named in the final receipt.
     """
 
     contract_name: str
     scenario: Scenario
     steps: tuple[Step, ...]
     external_effects: FrozenMapping[int] = MappingProxyType({})
+    checkpointed_effects: tuple[str, ...] = ()
 
     @property
     def outcome(self) -> Outcome:
@@ -179,36 +188,55 @@ class _Run:
         return self.finish()
 
     def attempt(self, number: int, scripted: ScriptedAttempt) -> Step:
-        runs_for = scripted.minutes
-        if runs_for is None or runs_for > self.budget.minutes_left:
-            minutes = self.budget.minutes_left
-            evidence = Evidence(summary=f"attempt {number} timed out after {minutes} minutes "
-                                        f"(runtime budget {self.budget.max_runtime_minutes} minutes); no verdict")
-            note = "timed out: no verdict, never counted as a pass"
+        notes = [self._reconcile()]
+        limit = self.budget.attempt_minutes
+        if scripted.minutes is None or scripted.minutes > limit:
+            minutes, evidence = limit, self._timed_out(number, limit)
+            notes.append("timed out: no verdict, never counted as a pass")
         else:
-            minutes, evidence = runs_for, scripted.evidence
-            note = self._side_effect(scripted)
+            minutes, evidence = scripted.minutes, scripted.evidence
+            notes.append(self._side_effect(scripted))
         self.budget = self.budget.spend(minutes)
         self.state = self.state.observe(evidence, attempt=number)  # persist before decide
         decision = decide(evidence, self.state, self.budget)
-        return self._record(number, evidence, decision, self._receipt(number, evidence, decision), note)
+        return self._record(number, evidence, decision, self._receipt(number, evidence, decision),
+                            "; ".join(note for note in notes if note))
 
     def finish(self) -> Simulation:
         return Simulation(contract_name=self.contract.name, scenario=self.scenario, steps=tuple(self.steps),
-                          external_effects=dict(self.world))
+                          external_effects=dict(self.world), checkpointed_effects=self.state.committed_effects)
+
+    def _reconcile(self) -> str:
+        """Read the idempotency record before acting: a resumed attempt records every effect that reached
+        the outside world but not the checkpoint (its worker died in between), so none is made twice."""
+        found = self._uncheckpointed()
+        for key in found:
+            self.state = self.state.commit(key)
+        return "; ".join(f"effect `{key}` found outside by its idempotency key: reconciled into state"
+                         for key in found)
+
+    def _uncheckpointed(self) -> list[str]:
+        return [key for key in self.world if key not in self.state.committed_effects]
+
+    def _timed_out(self, number: int, limit: int) -> Evidence:
+        """A timeout's evidence: no verdict, and what the next attempt changes (a fresh limit) to act on."""
+        budget = self.budget
+        return Evidence(
+            summary=f"attempt {number} timed out at its {limit}-minute limit ({budget.minutes_left} of "
+                    f"{budget.max_runtime_minutes} run minutes were left); no verdict",
+            timed_out=True,
+            hypothesis=f"timed out: the attempt hung or needs more than its {limit}-minute limit",
+            next_action="run the attempt again within a fresh limit; once retries run out, stop and escalate")
 
     def _side_effect(self, scripted: ScriptedAttempt) -> str:
-        """Apply the attempt's external effect at most once, reconciling by idempotency key after a crash."""
+        """Apply the attempt's external effect at most once: an effect already checkpointed is not repeated."""
         key = scripted.side_effect
-        if scripted.crash == "before-side-effect":
-            return f"crashed before effect `{key}`: nothing reached the outside world"
         if key is None:
             return ""
+        if scripted.crash == "before-side-effect":
+            return f"crashed before effect `{key}`: nothing reached the outside world"
         if key in self.state.committed_effects:
             return f"effect `{key}` already checkpointed: not repeated"
-        if key in self.world:
-            self.state = self.state.commit(key)
-            return f"effect `{key}` found by its idempotency key: reconciled into state, not repeated"
         self.world[key] = self.world.get(key, 0) + 1  # a count, so that a repeated effect would show
         if scripted.crash == "after-side-effect":
             return f"effect `{key}` applied, then crashed before the checkpoint"
@@ -217,20 +245,29 @@ class _Run:
 
     def _receipt(self, number: int, evidence: Evidence, decision: Outcome) -> Receipt:
         destination = self.contract.escalation.destination
-        effects = ", ".join(self.state.committed_effects) or "none"
+        effects = f"committed effects: {', '.join(self.state.committed_effects) or 'none'}" + self._unreconciled()
         if decision == "exit-success":
             return make_receipt(decision, gate_output=evidence.summary, artifact=evidence.artifact,
-                                final_state=f"`{self.state.item}` done in attempt {number}; committed effects: "
-                                            f"{effects}; recorded in {', '.join(self.contract.state.artifacts)}")
+                                final_state=f"`{self.state.item}` done in attempt {number}; {effects}; "
+                                            f"recorded in {', '.join(self.contract.state.artifacts)}")
         if decision == "escalate":
-            return make_receipt(decision, blocker=evidence.blocker, evidence=evidence.summary, destination=destination)
+            return make_receipt(decision, blocker=evidence.blocker, evidence=evidence.summary + self._unreconciled(),
+                                destination=destination)
         if decision == "stop-with-receipt":
             return make_receipt(decision, attempts=self.budget.attempts_used,
                                 reason="; ".join(stop_reasons(evidence, self.state, self.budget)),
                                 residual_risk=f"`{self.state.item}` is unresolved; last evidence: {evidence.summary}; "
-                                              f"committed effects: {effects}",
+                                              f"{effects}",
                                 owner=destination)
         return make_receipt(decision, attempt=number, hypothesis=evidence.hypothesis, next_action=evidence.next_action)
+
+    def _unreconciled(self) -> str:
+        """The effects outside that state never recorded, for a receipt: whoever takes the item next
+        must reconcile them by idempotency key before acting, or make them twice."""
+        found = self._uncheckpointed()
+        if not found:
+            return ""
+        return f"; outside but never checkpointed: {', '.join(found)} (reconcile by idempotency key before acting)"
 
     def _record(self, number: int, evidence: Evidence, decision: Outcome, receipt: Receipt, note: str = "") -> Step:
         step = Step(attempt=number, evidence=evidence, decision=decision, receipt=receipt,
@@ -245,6 +282,10 @@ class _Run:
 def _scenario(scenario: Scenario | str) -> Scenario:
     if isinstance(scenario, Scenario):
         return scenario
+    if not isinstance(scenario, str):
+        raise LoopContractError("UNKNOWN_SCENARIO",
+                                f"scenario must be a Scenario or the name of a failure injection, not a "
+                                f"{type(scenario).__name__}; known: {', '.join(FAILURE_INJECTIONS)}")
     if scenario not in FAILURE_INJECTIONS:
         raise LoopContractError("UNKNOWN_SCENARIO",
                                 f"unknown scenario `{scenario}`; known: {', '.join(FAILURE_INJECTIONS)}")
@@ -267,7 +308,8 @@ _NEW_FAILURES = ("the change is incomplete", "the change reaches outside its sco
 FAILURE_INJECTIONS: MappingProxyType[str, Scenario] = MappingProxyType({scenario.name: scenario for scenario in (
     Scenario(
         name="timeout",
-        description="The first attempt hangs past the runtime budget: no verdict, never a pass.",
+        description="Every attempt hangs past its time limit: each timeout is a bounded retry with no verdict, "
+                    "never a pass; when the retries run out the run stops and hands the item to the owner.",
         attempts=(ScriptedAttempt(minutes=None),),
         expected="stop-with-receipt",
     ),
