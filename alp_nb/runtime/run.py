@@ -97,14 +97,13 @@ async def run_workflow(name: str, args: Mapping[str, Any] | None = None, resume_
     EventStream) given each event as it happens.
     """
     subscribers = _subscribers(on_event)
-    ended: list[Any] = []  # the final task_notification, once a subscriber has been given it
+    launch = None
     try:
         launch = _Launch.prepare(name, args, resume_from_run_id, store=store, runner=runner, registry=registry,
                                  agent_cap=agent_cap, concurrency=concurrency, durability=durability)
-        return await launch.execute([*subscribers, lambda event: ended.append(event)
-                                     if event["type"] == "task_notification" else None])
+        return await launch.execute(subscribers)
     except BaseException as error:
-        if not ended:  # refused before launch, or broke before the end: subscribers still hear the run is over
+        if launch is None or not launch.notified:  # refused, or broke before the end: still say the run is over
             _notify_ended(subscribers, error)
         raise
 
@@ -154,6 +153,7 @@ class _Launch:
         self.registry, self.agent_cap, self.concurrency, self.durability = registry, agent_cap, concurrency, durability
         self.resumed = resumed
         self.fsync = durability == "fsync"
+        self.notified = False  # the final task_notification went out
         self.attempt = Attempt(number=len(previous) + 1, status="running", started_at=_now(), pid=os.getpid(),
                                script_digest=saved.digest, first_seq=journal.next_seq)
 
@@ -226,6 +226,7 @@ class _Launch:
             events.emit("task_notification", runId=run_id, status=status, agents=usage.agents, tokens=usage.tokens,
                         cumulativeAgents=cumulative.agents, cumulativeTokens=cumulative.tokens,
                         outputFile=str(paths.output), error=error)
+            self.notified = True
             if status == "cancelled":
                 raise asyncio.CancelledError
             return WorkflowRun(launched, result if status == "completed" else None, task)
