@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-import warnings
 from collections.abc import Awaitable, Callable
 from typing import Any, Self, TextIO
 
@@ -63,11 +62,7 @@ def _resume(args) -> int:
 
 
 def _show(args) -> int:
-    with warnings.catch_warnings():  # what the journal reader warns about is in ``stored.warnings``
-        warnings.simplefilter("ignore", RuntimeWarning)
-        stored = RunStore(args.store).load(args.run_id)
-    for warning in stored.warnings:
-        print(f"alp-nb: warning: {warning}", file=sys.stderr)
+    stored = RunStore(args.store).load(args.run_id)  # its reader's warnings reach stderr one line each (cli main)
     print(stored_run_text(stored, every_call=True, show_warnings=False))
     return 0
 

@@ -213,10 +213,11 @@ class ExecutionStore:
             raise WorkflowError(f"policy file carries no policyHash: {directory / 'policy.json'}")
         if state.policy_hash != policy["policyHash"]:
             raise WorkflowError("execution state policy hash mismatch")
-        definition = _definition_for(registry or builtin_registry(), policy)
+        registry = registry or builtin_registry()
+        definition = _definition_for(registry, policy)
         try:
             derived = execution_policy(
-                registry or builtin_registry(), definition, execution_id=execution_id,
+                registry, definition, execution_id=execution_id,
                 workspace=policy["workspace"], workspace_mode=policy["workspaceMode"], mode=policy["mode"],
                 created_at=policy["createdAt"],
             )
@@ -294,7 +295,7 @@ def _check_consistent(workflow: WorkflowDefinition, state: StoredExecutionState,
         problem = f"workflow.workflowId is `{snapshot.workflow_id}`, the role runs `{workflow.id}`"
     elif snapshot.current_state not in workflow.states:
         problem = f"workflow.currentState `{snapshot.current_state}` is not a state of `{workflow.id}`"
-    elif not _reachable(workflow, snapshot):
+    elif snapshot.status not in _STATUSES_IN[workflow.states[snapshot.current_state].terminal]:
         problem = f"workflow.status `{snapshot.status}` cannot occur in state `{snapshot.current_state}`"
     elif snapshot.repair_attempts and not workflow.states[snapshot.current_state].terminal:
         problem = f"workflow.repairAttempts {snapshot.repair_attempts} before the output state `{snapshot.current_state}`"
@@ -321,10 +322,8 @@ _REPAIR_ATTEMPTS: dict[str, range] = {
 """Repair attempts each status can carry: none before an output, one once a repair was spent."""
 
 
-def _reachable(workflow: WorkflowDefinition, snapshot: WorkflowExecutionState) -> bool:
-    terminal = workflow.states[snapshot.current_state].terminal
-    statuses: dict[bool, tuple[WorkflowRunStatus, ...]] = {
-        False: ("running", "cancelled"),
-        True: ("awaiting-output", "repairing", "completed", "failed", "cancelled"),
-    }
-    return snapshot.status in statuses[terminal]
+_STATUSES_IN: dict[bool, tuple[WorkflowRunStatus, ...]] = {
+    False: ("running", "cancelled"),
+    True: ("awaiting-output", "repairing", "completed", "failed", "cancelled"),
+}
+"""The statuses a snapshot can have in a non-terminal (False) or the terminal (True) state."""
