@@ -20,9 +20,10 @@ mode is never part of it.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping
 from typing import Any
+
+from alp_nb.jsonline import line_encoder
 
 from .catalog import RUNTIME_IDS
 from .definition import AgentDefinition, define_agent
@@ -54,9 +55,8 @@ def short_hash(digest: str) -> str:
     return digest[:SHORT_HASH_LENGTH]
 
 
-def _dumps(canonical: Any) -> str:
-    """JSON text of already-canonical data: sorted keys, no whitespace, UTF-8 kept."""
-    return json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+_dumps = line_encoder(sort_keys=True, compact=True, allow_nan=False)
+"""JSON text of already-canonical data: sorted keys, no whitespace, UTF-8 kept."""
 
 
 def _canonical(value: Any) -> Any:

@@ -1,4 +1,5 @@
-"""One-line JSON encoders for the hot path: the standard library's C encoder, built once instead of per call.
+"""One-line JSON encoders for hot paths (journal lines, events, call keys, definition hashes): the standard
+library's C encoder, built once instead of per call.
 
 ``json.dumps`` rebuilds its encoder on every call, which costs more than
 encoding a journal line or an event. The output is exactly what
