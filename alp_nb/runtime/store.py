@@ -11,7 +11,6 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import tempfile
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -160,7 +159,7 @@ class RunStore:
         return False
 
     def write_snapshot(self, snapshot: RunSnapshot, *, fsync: bool = True) -> None:
-        _replace(self.paths(snapshot.run_id).snapshot, json.dumps(snapshot.to_json(), indent=2), fsync)
+        write_atomic(self.paths(snapshot.run_id).snapshot, json.dumps(snapshot.to_json(), indent=2), fsync=fsync)
 
     def read_snapshot(self, run_id: str) -> RunSnapshot:
         """The snapshot as stored (a live or interrupted run both read ``running``)."""
@@ -205,7 +204,7 @@ class RunStore:
         })
 
     def write_output(self, run_id: str, payload: Any, *, fsync: bool = True) -> None:
-        _replace(self.paths(run_id).output, json.dumps(payload, indent=2, ensure_ascii=False), fsync)
+        write_atomic(self.paths(run_id).output, json.dumps(payload, indent=2, ensure_ascii=False), fsync=fsync)
 
     def read_output(self, run_id: str) -> Any:
         """The stored result (or ``{"error": ...}``); None if the run never finished."""
@@ -234,7 +233,7 @@ class RunStore:
         return events
 
     def set_last_run(self, run_id: str, *, fsync: bool = True) -> None:
-        _replace(self.root / LAST_RUN_FILE, validate_run_id(run_id), fsync)
+        write_atomic(self.root / LAST_RUN_FILE, validate_run_id(run_id), fsync=fsync)
 
     def last_run(self) -> str | None:
         """The run id last launched or resumed here, or None."""
@@ -279,20 +278,3 @@ def _phases_caught_up(phases: Sequence[PhaseProgress], entries: Iterable[Journal
     known = {phase.title for phase in phases}
     return (*(phase.model_copy(update={"done": max(phase.done, journaled[phase.title])}) for phase in phases),
             *(PhaseProgress(title=title, done=done) for title, done in journaled.items() if title not in known))
-
-
-def _replace(path: Path, text: str, fsync: bool) -> None:
-    """Replace a file in one step. Without ``fsync`` (durability "flush") the swap survives a process crash
-    but not a power cut, matching what the journal promises in that mode, at a fraction of the cost."""
-    if fsync:
-        write_atomic(path, text)
-        return
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)  # unique: runs may overlap
-    temp = Path(name)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(temp, path)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
