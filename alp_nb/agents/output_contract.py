@@ -147,14 +147,19 @@ def _resolves(schema: Any, reference: str) -> bool:
     return True
 
 
-def _issue(error: jsonschema.ValidationError) -> str:
-    """``<dotted.path>: <message>``; a missing property is reported at its own path
-    (``summary.title``), as ALP's contracts do, not at the object that lacks it."""
-    path = [str(part) for part in error.absolute_path]
+def error_location(error: jsonschema.ValidationError) -> tuple[str | int, ...]:
+    """Where a jsonschema error is. A missing property is placed at its own path (``summary.title``),
+    as ALP's contracts and pydantic report it, not at the object that lacks it (jsonschema's place)."""
+    location = tuple(error.absolute_path)
     if error.validator == "required":
         missing = [name for name in error.validator_value if error.message == f"{name!r} is a required property"]
-        path += missing[:1]
-    return f"{'.'.join(path) or 'output'}: {error.message}"
+        location += tuple(missing[:1])
+    return location
+
+
+def _issue(error: jsonschema.ValidationError) -> str:
+    """``<dotted.path>: <message>``, or ``output: <message>`` for the value as a whole."""
+    return f"{'.'.join(map(str, error_location(error))) or 'output'}: {error.message}"
 
 
 def _coerce_contract(value: Any) -> OutputContract:

@@ -20,6 +20,8 @@ from typing import Any, Literal
 
 import jsonschema
 
+from alp_nb.agents.output_contract import error_location
+
 from .contract import TEMPLATE_MARK, LoopContract, json_path
 
 Severity = Literal["error", "warning", "info"]
@@ -108,16 +110,12 @@ def schema_violations(document: Any) -> Iterator[Hit]:
 def _at_own_path(error: jsonschema.ValidationError) -> Iterator[tuple[tuple[str | int, ...], str]]:
     """The error at the key it concerns: jsonschema puts a missing or unexpected key at the object
     holding it (``agents[0]``), while loading names the key itself (``agents[0].role``)."""
-    location = tuple(error.absolute_path)
-    if error.validator == "required":
-        missing = [key for key in error.validator_value if error.message == f"{key!r} is a required property"]
-        yield (*location, *missing[:1]), error.message
-    elif error.validator == "additionalProperties" and error.validator_value is False:
+    if error.validator == "additionalProperties" and error.validator_value is False:
         known = error.schema.get("properties", {})
         for key in (key for key in error.instance if key not in known):
-            yield (*location, key), f"Additional properties are not allowed ({key!r} was unexpected)"
+            yield (*error.absolute_path, key), f"Additional properties are not allowed ({key!r} was unexpected)"
     else:
-        yield location, error.message
+        yield error_location(error), error.message
 
 
 @_rule("LC002", "warning", "A budget integer is written as a float (3.0).",
