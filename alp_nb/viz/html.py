@@ -35,6 +35,17 @@ def badge(text: str, tone: str) -> str:
     return f'<span class="badge {esc(tone)}">{esc(text)}</span>'
 
 
+STATUS_TONES = {
+    "prepared": "info", "running": "info", "awaiting-output": "info", "repairing": "warn", "completed": "ok",
+    "failed": "bad", "cancelled": "warn", "interrupted": "warn",
+}
+"""Badge colours of every status an execution or a run can have."""
+
+
+def status_badge(status: str) -> str:
+    return badge(status, STATUS_TONES.get(status, "info"))
+
+
 def names(items: Iterable[str], empty: str = "—") -> str:
     items = list(items)
     return ", ".join(f"<code>{esc(item)}</code>" for item in items) if items else f'<span class="muted">{esc(empty)}</span>'

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from alp_nb.agents.frozen import thaw
 from alp_nb.runtime.store import JOURNAL_PAGE_SIZE
 
-from .html import badge, block, esc, table
+from .html import badge, block, esc, status_badge, table
 
 if TYPE_CHECKING:
     from alp_nb.runtime.journal import JournalEntry
@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from alp_nb.runtime.snapshot import Attempt, PhaseProgress, RunSnapshot, Usage
     from alp_nb.runtime.store import StoredRun
 
-STATUS_TONES = {"running": "info", "completed": "ok", "failed": "bad", "cancelled": "warn", "interrupted": "warn"}
 LOG_LINES = 10
 CELL_CHARS = 80
 RESULT_CHARS = 300
@@ -32,10 +31,6 @@ BAR_WIDTH = 24
 JOURNAL_HEADERS = ("seq", "attempt", "label", "phase", "tokens", "prompt", "value")
 REGISTRY_HEADERS = ("name", "description", "phases", "args")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def status_badge(status: str) -> str:
-    return badge(status, STATUS_TONES.get(status, "info"))
 
 
 def plain(text: object) -> str:

@@ -11,7 +11,7 @@ from alp_nb.agents.frozen import thaw
 from alp_nb.workflow.runner import workflow_for
 
 from .agents import chain_html, workflow_text
-from .html import badge, block, esc, names, table
+from .html import badge, block, esc, names, status_badge, table
 
 if TYPE_CHECKING:
     from alp_nb.agents.output_contract import OutputContract, OutputValidation
@@ -19,16 +19,6 @@ if TYPE_CHECKING:
     from alp_nb.workflow.execution_state import WorkflowExecutionState
     from alp_nb.workflow.executions import ExecutionStatus
     from alp_nb.workflow.session import SessionStep, WorkflowSession
-
-STATUS_TONES = {
-    "prepared": "info", "running": "info", "awaiting-output": "info", "repairing": "warn",
-    "completed": "ok", "failed": "bad", "cancelled": "warn",
-}
-
-
-def status_badge(status: str) -> str:
-    return badge(status, STATUS_TONES.get(status, "info"))
-
 
 def _snapshot_html(state: WorkflowExecutionState, workflow: WorkflowDefinition | None) -> str:
     head = (f"<div>{status_badge(state.status)} at <code>{esc(state.current_state)}</code> · "
