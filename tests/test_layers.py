@@ -1,5 +1,7 @@
-"""Lower layers never import higher ones (DESIGN.md "Layers").
+"""Lower layers never import higher ones (docs/design.md "Layers").
 
+``base`` is the floor: it imports nothing else of alp_nb. Every module lives in
+a layer; only the package's own ``__init__`` and ``__main__`` sit above them all.
 The one allowance: a core class may import its renderer from ``alp_nb.viz``
 inside a ``_repr_*`` method.
 """
@@ -10,15 +12,17 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "alp_nb"
-LAYERS = ("agents", "workflow", "runtime", "loops", "replay", "viz", "widgets", "cli")
+LAYERS = ("base", "agents", "workflow", "runtime", "loops", "replay", "viz", "widgets", "cli")
+TOP = len(LAYERS)
+"""The layer of the package itself (``import alp_nb`` re-exports every layer): above all of them."""
 
 
 def _layer(module: str) -> int | None:
-    """The layer of ``alp_nb.<part>...``; None for package-level helpers below every layer."""
+    """The layer of ``alp_nb.<layer>...``; ``TOP`` for the package itself; None outside alp_nb."""
     parts = module.split(".")
-    if parts[0] != "alp_nb" or len(parts) < 2:
+    if parts[0] != "alp_nb":
         return None
-    return LAYERS.index(parts[1]) if parts[1] in LAYERS else None
+    return LAYERS.index(parts[1]) if len(parts) > 1 and parts[1] in LAYERS else TOP
 
 
 def _imports(tree: ast.AST, package: str):
@@ -39,14 +43,18 @@ def _imports(tree: ast.AST, package: str):
     yield from visit(tree, False)
 
 
+def _module_name(path: Path) -> tuple[str, str]:
+    """(module, the package its relative imports start from)."""
+    module = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return module, module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+
+
 MODULES = sorted(path for path in PACKAGE.rglob("*.py") if path.parent != PACKAGE)
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda path: str(path.relative_to(PACKAGE)))
 def test_module_imports_only_its_own_layer_or_lower(path):
-    relative = path.relative_to(PACKAGE.parent).with_suffix("")
-    module = ".".join(relative.parts)
-    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    module, package = _module_name(path)
     own = _layer(module)
     for imported, in_repr in _imports(ast.parse(path.read_text()), package):
         layer = _layer(imported)
@@ -55,7 +63,25 @@ def test_module_imports_only_its_own_layer_or_lower(path):
         assert in_repr and imported.startswith("alp_nb.viz"), f"{module} imports higher layer {imported}"
 
 
+def test_every_module_belongs_to_a_layer():
+    loose = [path.name for path in PACKAGE.glob("*.py") if path.name not in ("__init__.py", "__main__.py")]
+    outside = [str(path.relative_to(PACKAGE)) for path in MODULES if path.relative_to(PACKAGE).parts[0] not in LAYERS]
+    assert loose == [] and outside == []
+
+
+def test_base_is_the_floor_and_imports_no_other_part_of_alp_nb():
+    for path in sorted((PACKAGE / "base").rglob("*.py")):
+        module, package = _module_name(path)
+        imported = [name for name, _ in _imports(ast.parse(path.read_text()), package) if _layer(name) is not None]
+        assert all(name.startswith("alp_nb.base") for name in imported), f"{module} imports {imported}"
+
+
 def test_layer_check_sees_an_upward_import():
     tree = ast.parse("from alp_nb.viz.agents import agent_card_html\n")
     imported = [module for module, _ in _imports(tree, "alp_nb.agents")]
     assert _layer(imported[0]) > _layer("alp_nb.agents.registry")
+
+
+def test_importing_the_package_itself_from_a_layer_counts_as_upward():
+    imported = [module for module, _ in _imports(ast.parse("import alp_nb\n"), "alp_nb.loops")]
+    assert _layer(imported[0]) > _layer("alp_nb.cli.agent")

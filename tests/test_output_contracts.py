@@ -10,7 +10,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from alp_nb.agents import AgentError
-from alp_nb.agents.frozen import thaw
+from alp_nb.base.frozen import thaw
 from alp_nb.workflow import OutputValidation, define_output_contract, text_output
 
 TEXT_ISSUE = "output must be non-empty text"

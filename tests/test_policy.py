@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from alp_nb.workflow import define_linear_workflow
 from alp_nb.agents import (
     POLICY_ERROR_CODES,
     AgentDefinitionTarget,
@@ -43,7 +44,6 @@ from alp_nb.agents import (
     builtin_registry,
     create_agent_registry,
     define_agent,
-    define_linear_workflow,
     is_indirect_command,
     memory_grant_covers,
     raw_runtime_binary,

@@ -4,7 +4,8 @@ import pytest
 from IPython.lib.pretty import pretty
 
 import alp_nb as alp
-from alp_nb.agents import Authorization, define_linear_workflow
+from alp_nb.agents import Authorization
+from alp_nb.workflow import define_linear_workflow
 
 HOSTILE = '<script>alert("x")</script>'
 

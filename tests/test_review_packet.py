@@ -10,7 +10,7 @@ from loop_contract_samples import CLEAN, edit
 from alp_nb.loops.contract import PARTS, Exit, LoopContract
 from alp_nb.loops.decision import OUTCOMES
 from alp_nb.loops.simulator import FAILURE_INJECTIONS, simulate
-from alp_nb.viz.review_packet import review_packet, review_packet_markdown
+from alp_nb.viz.packet_documents import review_packet, review_packet_markdown
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "contracts" / "release-notes-draft-loop.json"
 HOSTILE = '<script>alert("x")</script>'

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from runtime_support import registry
 
 from alp_nb.runtime import RunStore, WorkflowInputError, WorkflowMeta, read_journal, run_workflow, validate_meta
-from alp_nb.jsonline import line_encoder
+from alp_nb.base.jsonline import line_encoder
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 json_values = st.recursive(

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from alp_nb.strict_yaml import dump_strict_yaml, load_strict_yaml
+from alp_nb.base.strict_yaml import dump_strict_yaml, load_strict_yaml
 
 
 @pytest.mark.parametrize(("text", "value"), [

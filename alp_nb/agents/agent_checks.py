@@ -15,7 +15,7 @@ from typing import Literal
 from .catalog import RUNTIME_IDS
 from .ceiling import KEBAB_CASE
 from .definition import AgentDefinition
-from .frozen import FrozenModel
+from alp_nb.base.frozen import FrozenModel
 from .identity import render_instructions
 from .modes import DEFAULT_MODE, parse_mode
 from .project_skills import SKILL_MANIFEST

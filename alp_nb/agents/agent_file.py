@@ -14,10 +14,10 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 from pydantic.alias_generators import to_camel
 
-from alp_nb.strict_yaml import load_strict_yaml
+from alp_nb.base.strict_yaml import load_strict_yaml
 
 from .catalog import REASONING_EFFORTS, TOOL_CATALOG
-from .frozen import validation_issues
+from alp_nb.base.frozen import validation_issues
 
 AGENT_FILE_NAME = "agent.yaml"
 AGENT_FILE_MAX_BYTES = 32 * 1024

@@ -11,7 +11,7 @@ from functools import cache
 from .definition import AgentDefinition, define_agent
 from .output_contract import text_output
 from .registry import AgentRegistry, create_agent_registry
-from .workflow_definition import define_linear_workflow
+from .workflow_definition import WorkflowDefinition
 
 CODE_NATIVE_HOUSE_RULES: tuple[str, ...] = (
     "Act only through ALP policy and delegation: never drive Herdr, Paseo or another raw runtime "
@@ -75,7 +75,7 @@ def _agent(
         },
         "auto_compact_tokens": auto_compact,
         "instructions": {"role": role, "purpose": purpose, "rules": rules, "audience": audience},
-        "workflow": define_linear_workflow(workflow_id, states),
+        "workflow": WorkflowDefinition.linear(workflow_id, states),
         "output": text_output(output),
     })
 

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import StrictFloat, StrictInt, ValidationError
 
 from .errors import AgentRegistryError
-from .frozen import FrozenModel, validation_issues
+from alp_nb.base.frozen import FrozenModel, validation_issues
 from .output_contract import OutputContractField
 from .workflow_definition import WorkflowDefinition
 

@@ -23,7 +23,7 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any
 
-from alp_nb.jsonline import line_encoder
+from alp_nb.base.jsonline import line_encoder
 
 from .catalog import RUNTIME_IDS
 from .definition import AgentDefinition, define_agent

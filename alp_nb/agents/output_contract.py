@@ -9,13 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Annotated, Any, ClassVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
-import jsonschema
 from pydantic import PlainSerializer, PlainValidator, WithJsonSchema
 
+from alp_nb.base.frozen import freeze, thaw
+from alp_nb.base.schema_errors import error_location
+
 from .errors import AgentError
-from .frozen import freeze, thaw
+
+if TYPE_CHECKING:
+    import jsonschema
 
 TEXT_OUTPUT_SCHEMA: Mapping[str, Any] = freeze({"type": "string", "minLength": 1})
 JS_TRIMMED = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
@@ -58,6 +62,8 @@ class OutputContract:
 
     def _compile(self) -> Any:
         """Check the schema once and keep its validator (a bad schema is refused here)."""
+        import jsonschema  # text contracts (every built-in role's) never need it
+
         plain = thaw(self.schema)
         validator_class = jsonschema.validators.validator_for(plain)
         try:
@@ -88,14 +94,14 @@ class OutputContract:
         return {"name": self.name, "schema": thaw(self.schema)}
 
     def _repr_html_(self) -> str:
-        from alp_nb.viz.workflows import contract_html
+        from alp_nb.viz.workflows import output_contract_html
 
-        return contract_html(self)
+        return output_contract_html(self)
 
     def _repr_pretty_(self, printer, cycle) -> None:
-        from alp_nb.viz.workflows import contract_text
+        from alp_nb.viz.workflows import output_contract_text
 
-        printer.text(contract_text(self))
+        printer.text(output_contract_text(self))
 
 
 @dataclass(frozen=True, repr=False)  # keep the base's repr and notebook views
@@ -145,16 +151,6 @@ def _resolves(schema: Any, reference: str) -> bool:
         else:
             return False
     return True
-
-
-def error_location(error: jsonschema.ValidationError) -> tuple[str | int, ...]:
-    """Where a jsonschema error is. A missing property is placed at its own path (``summary.title``),
-    as ALP's contracts and pydantic report it, not at the object that lacks it (jsonschema's place)."""
-    location = tuple(error.absolute_path)
-    if error.validator == "required":
-        missing = [name for name in error.validator_value if error.message == f"{name!r} is a required property"]
-        location += tuple(missing[:1])
-    return location
 
 
 def _issue(error: jsonschema.ValidationError) -> str:

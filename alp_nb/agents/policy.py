@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from .definition import AgentDefinition
 from .errors import AgentError
-from .frozen import validation_issues
+from alp_nb.base.frozen import validation_issues
 from .memory import memory_grant_covers, private_owner
 from .paths import canonicalize_path, is_within
 from .policy_requests import (

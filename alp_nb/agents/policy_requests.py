@@ -10,7 +10,7 @@ from typing import Annotated, Literal, Union
 
 from pydantic import Field, TypeAdapter
 
-from .frozen import FrozenModel
+from alp_nb.base.frozen import FrozenModel
 
 
 class DelegationRequest(FrozenModel):

@@ -17,11 +17,11 @@ from .catalog import CapabilityCatalog
 from .ceiling import enforce_ceiling
 from .definition import AgentDefinition, SkillBinding, define_agent
 from .errors import AgentError
-from .frozen import FrozenMapping, FrozenModel
+from alp_nb.base.frozen import FrozenMapping, FrozenModel
 from .output_contract import text_output
 from .project_skills import resolve_project_skills
 from .registry import check_definition
-from .workflow_definition import define_linear_workflow
+from .workflow_definition import WorkflowDefinition
 
 AGENTS_DIRECTORY = Path(".alp") / "agents"
 HOUSE_RULE_SETS = {
@@ -158,7 +158,7 @@ def _definition_from_file(
             "purpose": instructions.purpose,
             "rules": (*HOUSE_RULE_SETS[instructions.house_rules], *instructions.rules),
         },
-        "workflow": define_linear_workflow(
+        "workflow": WorkflowDefinition.linear(
             f"{agent_file.id}-workflow", [(state.id, state.allowed_tools) for state in agent_file.workflow]
         ),
         "output": text_output(f"{agent_file.id}-result"),

@@ -12,9 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from .catalog import DEFAULT_CATALOG, REASONING_EFFORTS, RUNTIME_IDS, TOOL_CATALOG, CapabilityCatalog
 from .definition import AgentDefinition, define_agent
@@ -22,6 +20,9 @@ from .errors import AgentRegistryError
 from .memory import memory_grant_covers, private_owner
 from .paths import is_within, resolve_lexically
 from .runtimes import AUTO_COMPACT_MAX_TOKENS, AUTO_COMPACT_MIN_TOKENS, MODEL_CONTEXT_WINDOWS
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 PRINCIPAL = "principal"
 INSTRUCTION_AUDIENCES = ("principal", "machine")
@@ -81,6 +82,8 @@ class AgentRegistry:
         Edge attributes ``delegates`` and ``reports_to`` say which relation holds;
         a node's ``reports_to`` attribute keeps ``principal`` for top-level roles.
         """
+        import networkx as nx  # only drawing and graph questions need it
+
         graph = nx.DiGraph()
         for definition in self._definitions:
             graph.add_node(
@@ -98,14 +101,14 @@ class AgentRegistry:
         return graph
 
     def _repr_html_(self) -> str:
-        from alp_nb.viz.agents import registry_html
+        from alp_nb.viz.agents import agent_registry_html
 
-        return registry_html(self)
+        return agent_registry_html(self)
 
     def _repr_pretty_(self, printer, cycle) -> None:
-        from alp_nb.viz.agents import registry_text
+        from alp_nb.viz.agents import agent_registry_text
 
-        printer.text(registry_text(self))
+        printer.text(agent_registry_text(self))
 
     def __repr__(self) -> str:
         return f"AgentRegistry({', '.join(self._by_id)})"

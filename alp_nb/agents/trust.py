@@ -21,12 +21,12 @@ from typing import Literal
 
 from pydantic import ValidationError
 
-from alp_nb.atomic_file import write_atomic
+from alp_nb.base.atomic_file import write_atomic
 
 from .catalog import RUNTIME_IDS
 from .definition import AgentDefinition, RuntimeModelMap
 from .errors import AgentError
-from .frozen import FrozenModel
+from alp_nb.base.frozen import FrozenModel
 from .hashing import definition_hash
 from .paths import canonicalize_path
 

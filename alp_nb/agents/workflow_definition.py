@@ -1,21 +1,17 @@
 """The shape of a role's workflow: states, the tools each allows, and where each leads.
 
 An agent definition embeds its workflow, so the shape lives beside the
-definition; the workflow layer (``alp_nb.workflow``) re-exports it and runs it.
+definition; the workflow layer (``alp_nb.workflow``) re-exports it, builds it
+from user input (``define_linear_workflow``) and runs it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
 
-import networkx as nx
+from alp_nb.base.frozen import FrozenMapping, FrozenModel
 
-from .frozen import FrozenMapping, FrozenModel
-
-
-class WorkflowError(ValueError):
-    """A workflow that cannot be defined or a move the workflow does not allow."""
+from .errors import AgentError
 
 
 class WorkflowState(FrozenModel):
@@ -40,9 +36,32 @@ class WorkflowDefinition(FrozenModel):
     def terminal_states(self) -> tuple[str, ...]:
         return tuple(state_id for state_id, state in self.states.items() if state.terminal)
 
+    @classmethod
+    def linear(cls, workflow_id: str, states: Iterable[tuple[str, Sequence[str]]]) -> WorkflowDefinition:
+        """A workflow whose ``(state id, tools)`` pairs run in the given order; the last state is terminal.
+
+        ``AgentError(INVALID_WORKFLOW)`` for no state or a repeated one.
+        """
+        entries = list(states)
+        if not entries:
+            raise AgentError("INVALID_WORKFLOW", f"workflow `{workflow_id}` must declare at least one state")
+        built: dict[str, WorkflowState] = {}
+        for index, (state_id, tools) in enumerate(entries):
+            if state_id in built:
+                raise AgentError("INVALID_WORKFLOW", f"workflow `{workflow_id}` declares state `{state_id}` twice")
+            is_last = index == len(entries) - 1
+            built[state_id] = WorkflowState(
+                allowed_tools=tuple(tools),
+                transitions=() if is_last else (entries[index + 1][0],),
+                terminal=is_last,
+            )
+        return cls(id=workflow_id, initial=entries[0][0], states=built)
+
     def problems(self, granted_tools: Iterable[str] | None = None) -> list[str]:
         """Static findings: broken references, unreachable states, dead ends, and (given the
         agent's tools) states allowing a tool the agent lacks. Empty when the workflow is sound."""
+        import networkx as nx  # only static checks walk the graph; building and running a workflow never do
+
         findings = []
         if self.initial not in self.states:
             findings.append(f"unknown initial state `{self.initial}`")
@@ -75,54 +94,12 @@ class WorkflowDefinition(FrozenModel):
         return findings
 
     def _repr_html_(self) -> str:
-        from alp_nb.viz.agents import workflow_html
+        from alp_nb.viz.workflows import workflow_html
 
         return workflow_html(self)
 
     def _repr_pretty_(self, printer, cycle) -> None:
-        from alp_nb.viz.agents import workflow_text
+        from alp_nb.viz.workflows import workflow_text
 
         printer.text(workflow_text(self))
 
-
-def define_linear_workflow(
-    workflow_id: str, states: Iterable[Mapping[str, Any] | Sequence[Any]]
-) -> WorkflowDefinition:
-    """A workflow whose states run in the given order; the last one is terminal.
-
-    Each state is ``{"id": ..., "allowed_tools": [...]}`` (``allowedTools`` also
-    accepted) or an ``(id, tools)`` pair.
-    """
-    entries = [_state_entry(workflow_id, entry) for entry in states]
-    if not entries:
-        raise WorkflowError(f"workflow `{workflow_id}` must declare at least one state")
-    built: dict[str, WorkflowState] = {}
-    for index, (state_id, tools) in enumerate(entries):
-        if state_id in built:
-            raise WorkflowError(f"workflow `{workflow_id}` declares state `{state_id}` twice")
-        is_last = index == len(entries) - 1
-        built[state_id] = WorkflowState(
-            allowed_tools=tuple(tools),
-            transitions=() if is_last else (entries[index + 1][0],),
-            terminal=is_last,
-        )
-    return WorkflowDefinition(id=workflow_id, initial=entries[0][0], states=built)
-
-
-def _state_entry(workflow_id: str, entry: Mapping[str, Any] | Sequence[Any]) -> tuple[str, tuple[str, ...]]:
-    if isinstance(entry, Mapping):
-        unknown = set(entry) - {"id", "allowed_tools", "allowedTools"}
-        if unknown or "id" not in entry:
-            raise WorkflowError(
-                f"workflow `{workflow_id}`: a state is {{id, allowed_tools}}, got keys {sorted(entry)}"
-            )
-        tools = entry.get("allowed_tools", entry.get("allowedTools", ()))
-        state_id = entry["id"]
-    elif isinstance(entry, Sequence) and not isinstance(entry, str) and len(entry) == 2:
-        state_id, tools = entry
-    else:
-        raise WorkflowError(f"workflow `{workflow_id}`: a state is {{id, allowed_tools}} or (id, tools)")
-    tools = tuple(tools) if isinstance(tools, Iterable) and not isinstance(tools, str) else None
-    if not isinstance(state_id, str) or tools is None or not all(isinstance(tool, str) for tool in tools):
-        raise WorkflowError(f"workflow `{workflow_id}`: state `{state_id}` needs a string id and a list of tools")
-    return state_id, tools

@@ -11,15 +11,13 @@ import argparse
 import os
 import sys
 import warnings
+from typing import TextIO
 
-from alp_nb.agents import AgentError
-from alp_nb.cli import agent, context, contract, workflow
-from alp_nb.loops import LoopContractError
-from alp_nb.runtime import WorkflowInputError
-from alp_nb.workflow import WorkflowError
+from alp_nb.base.errors import AlpError
 
-COMMAND_GROUPS = (agent, context, workflow, contract)
-USER_ERRORS: tuple[type[Exception], ...] = (AgentError, WorkflowError, WorkflowInputError, LoopContractError)
+from .errors import CLI_ERROR_CODES, UsageError
+
+__all__ = ["CLI_ERROR_CODES", "UsageError", "main"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,8 +40,8 @@ def _main(argv: list[str] | None) -> int:
         return 2
     try:
         return args.handler(args)
-    except USER_ERRORS as error:
-        print(f"alp-nb: {getattr(error, 'message', error)}", file=sys.stderr)
+    except AlpError as error:
+        print(f"alp-nb: {error.message}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # the reader left (`alp-nb agent list | head`): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -51,8 +49,10 @@ def _main(argv: list[str] | None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
+    from . import agent, context, contract, workflow  # here, so that `alp_nb.cli.errors` stays cheap to import
+
     parser = argparse.ArgumentParser(prog="alp-nb", description="The ALP agent model, from a terminal.")
     groups = parser.add_subparsers(title="commands")
-    for group in COMMAND_GROUPS:
+    for group in (agent, context, workflow, contract):
         group.register(groups)
     return parser

@@ -8,11 +8,13 @@ import sys
 from pathlib import Path
 
 from alp_nb.agents import (
-    BUILTIN_AGENTS, DEFAULT_MODE, MODE_IDS, AgentError, ProjectRegistry, TrustStore, definition_hash,
+    BUILTIN_AGENTS, DEFAULT_MODE, MODE_IDS, AgentRegistryError, ProjectRegistry, TrustStore, definition_hash,
     diff_authority, load_project_agents, project_registry, render_instructions, short_hash, tier1_report,
 )
 from alp_nb.agents.trust import Authority
 from alp_nb.viz import agent_reports as views
+
+from .errors import UsageError
 
 
 def register(groups) -> None:
@@ -83,7 +85,7 @@ def _find_failure(session: ProjectRegistry, agent_id: str):
 
 def _require_role(session: ProjectRegistry, agent_id: str):
     if not session.registry.has(agent_id):
-        raise AgentError("UNKNOWN_AGENT", f"unknown agent `{agent_id}`; known: {', '.join(session.registry.ids())}")
+        raise AgentRegistryError("UNKNOWN_AGENT", f"unknown agent `{agent_id}`; known: {', '.join(session.registry.ids())}")
     return session.registry.get(agent_id)
 
 
@@ -119,9 +121,9 @@ def _show(args) -> int:
 
 def _test(args) -> int:
     if args.tier and set(args.tier) != {1}:
-        raise AgentError("UNKNOWN_TIER", "only tier 1 (static checks) runs in alp-nb; tiers 2 and 3 need a runtime")
+        raise UsageError("UNKNOWN_TIER", "only tier 1 (static checks) runs in alp-nb; tiers 2 and 3 need a runtime")
     if bool(args.id) == bool(args.all):
-        raise AgentError("USAGE", "name one role, or pass --all")
+        raise UsageError("USAGE", "name one role, or pass --all")
     session = _session(args)
     project = session.agents.project
     failure = _find_failure(session, args.id) if args.id else None
@@ -171,7 +173,7 @@ def _add(args) -> int:
     definition = _require_role(session, args.id)
     source_path = _source(session, args.id)[1]
     if source_path is None:
-        raise AgentError("UNKNOWN_AGENT", f"`{args.id}` is a built-in role with no project file; there is nothing to trust")
+        raise AgentRegistryError("UNKNOWN_AGENT", f"`{args.id}` is a built-in role with no project file; there is nothing to trust")
     report = tier1_report(definition, session.registry)
     print("\n".join(views.report_lines(report)))
     if not report.ok:

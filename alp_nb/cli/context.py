@@ -6,7 +6,9 @@ import os
 
 from alp_nb.agents import TrustStore, project_registry
 from alp_nb.viz.workflows import execution_status_lines
-from alp_nb.workflow import ExecutionStore, WorkflowError
+from alp_nb.workflow import ExecutionStore
+
+from .errors import UsageError
 
 
 def register(groups) -> None:
@@ -21,7 +23,7 @@ def register(groups) -> None:
 def _status(args) -> int:
     execution_id = args.execution_id or os.environ.get("ALP_DELEGATION_EXECUTION_ID")
     if not execution_id:
-        raise WorkflowError("usage: alp-nb context status EXEC_ID (or set ALP_DELEGATION_EXECUTION_ID)")
+        raise UsageError("USAGE", "usage: alp-nb context status EXEC_ID (or set ALP_DELEGATION_EXECUTION_ID)")
     registry = project_registry(args.project, TrustStore(), candidates=True).registry  # by hash, not trust
     print("\n".join(execution_status_lines(ExecutionStore(args.root).status(execution_id, registry))))
     return 0

@@ -9,7 +9,7 @@ from alp_nb.loops.contract import LoopContract, read_contract_document, write_co
 from alp_nb.loops.errors import LoopContractError
 from alp_nb.loops.lint import lint_contract
 from alp_nb.loops.simulator import FAILURE_INJECTIONS, simulate
-from alp_nb.viz.review_packet import review_packet, review_packet_markdown
+from alp_nb.viz.packet_documents import review_packet, review_packet_markdown
 from alp_nb.viz.simulation import simulation_text
 
 

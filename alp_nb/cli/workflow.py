@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Self, TextIO
 
 from alp_nb.runtime import DEFAULT_REGISTRY, RunStore, WorkflowInputError, WorkflowRun, resume_workflow, run_workflow
-from alp_nb.viz.runs import CallTally, event_line, progress_bar, registry_text, run_text, stored_run_text
+from alp_nb.viz.runs import CallTally, event_line, progress_bar, run_text, stored_run_text, workflow_registry_text
 
 STORE_HELP = "run store folder (default: ./.alp-runs)"
 INTERRUPTED = 130  # the shell's code for a command stopped by Ctrl-C (128 + SIGINT)
@@ -46,7 +46,7 @@ def register(groups) -> None:
 
 
 def _list(args) -> int:
-    print(registry_text(DEFAULT_REGISTRY))
+    print(workflow_registry_text(DEFAULT_REGISTRY))
     return 0
 
 

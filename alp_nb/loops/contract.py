@@ -16,9 +16,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, ConfigDict, Field, StringConstraints, ValidationError
 
-from alp_nb.agents.frozen import FrozenModel
-from alp_nb.atomic_file import write_atomic
-from alp_nb.strict_yaml import dump_strict_yaml, load_strict_yaml
+from alp_nb.base.frozen import FrozenModel
+from alp_nb.base.atomic_file import write_atomic
+from alp_nb.base.strict_yaml import dump_strict_yaml, load_strict_yaml
 
 from .errors import LoopContractError
 
@@ -236,14 +236,18 @@ class LoopContract(ContractPart):
         }
 
     def _repr_html_(self) -> str:
-        from alp_nb.viz.contracts import contract_html
+        from alp_nb.viz.loop_contracts import loop_contract_html
 
-        return contract_html(self)
+        from .lint import lint_contract  # lint reads contracts: importing it at the top would be circular
+
+        return loop_contract_html(self, lint_contract(self))
 
     def _repr_pretty_(self, printer, cycle) -> None:
-        from alp_nb.viz.contracts import contract_text
+        from alp_nb.viz.loop_contracts import loop_contract_text
 
-        printer.text(contract_text(self))
+        from .lint import lint_contract
+
+        printer.text(loop_contract_text(self, lint_contract(self)))
 
 
 PARTS = tuple(LoopContract.model_fields)

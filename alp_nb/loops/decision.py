@@ -19,7 +19,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, ConfigDict, Field, StringConstraints, model_validator
 
-from alp_nb.agents.frozen import FrozenModel
+from alp_nb.base.frozen import FrozenModel
 
 from .errors import LoopContractError
 

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
-from alp_nb.agents.frozen import FrozenModel
+from alp_nb.base.frozen import FrozenModel
 
 from .contract import LoopContract
 from .errors import LoopContractError
@@ -43,12 +43,12 @@ class Findings(tuple[Finding, ...]):
         return tuple(finding for finding in self if finding.severity == "error")
 
     def _repr_html_(self) -> str:
-        from alp_nb.viz.contracts import findings_html
+        from alp_nb.viz.loop_contracts import findings_html
 
         return findings_html(self)
 
     def _repr_pretty_(self, printer, cycle) -> None:
-        from alp_nb.viz.contracts import findings_text
+        from alp_nb.viz.loop_contracts import findings_text
 
         printer.text(findings_text(self))
 

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 import jsonschema
 
-from alp_nb.agents.output_contract import error_location
+from alp_nb.base.schema_errors import error_location
 
 from .contract import TEMPLATE_MARK, LoopContract, json_path
 

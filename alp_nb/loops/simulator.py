@@ -21,7 +21,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from alp_nb.agents.frozen import FrozenMapping
+from alp_nb.base.frozen import FrozenMapping
 
 from .contract import LoopContract
 from .decision import (

@@ -1,27 +1,26 @@
 """The workflow runtime: saved workflow scripts run as resumable, journaled orchestrations of agent calls.
 
-See README "Workflow runtime" and DESIGN.md "Files on disk" for the run store layout.
+See README "Workflow runtime" and ``docs/design.md`` "Files on disk" for the run store layout.
+Every public name is listed below and imported on first use (see ``alp_nb.base.lazy``).
 """
 
-from .anthropic_runner import AnthropicAgentRunner
-from .context import Budget, ExecutionContext
-from .errors import WorkflowInputError
-from .events import Event, EventStream
-from .journal import JournalEntry, read_journal
-from .keys import call_key, validate_run_id
-from .meta import WorkflowMeta, validate_meta
-from .registry import DEFAULT_REGISTRY, SavedWorkflow, WorkflowRegistry, list_workflows, saved_workflow
-from .run import LaunchEnvelope, WorkflowRun, resume_workflow, run_workflow, run_workflow_sync
-from .runners import AgentRunner, MockAgentRunner, RunnerOutput
-from .snapshot import Attempt, PhaseProgress, RunSnapshot, Usage, UsageReport
-from .store import RunStore, StoredRun
-from .tool import WORKFLOW_TOOL, call_workflow_tool
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "DEFAULT_REGISTRY", "WORKFLOW_TOOL", "AgentRunner", "AnthropicAgentRunner", "Attempt", "Budget", "Event",
-    "EventStream", "ExecutionContext", "JournalEntry", "LaunchEnvelope", "MockAgentRunner", "PhaseProgress",
-    "RunSnapshot", "RunStore", "RunnerOutput", "SavedWorkflow", "StoredRun", "Usage", "UsageReport",
-    "WorkflowInputError", "WorkflowMeta", "WorkflowRegistry", "WorkflowRun", "call_key", "call_workflow_tool",
-    "list_workflows", "read_journal", "resume_workflow", "run_workflow", "run_workflow_sync", "saved_workflow",
-    "validate_meta", "validate_run_id",
-]
+from alp_nb.base.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .anthropic_runner import (AnthropicAgentRunner as AnthropicAgentRunner)
+    from .errors import (RUNTIME_ERROR_CODES as RUNTIME_ERROR_CODES, WorkflowInputError as WorkflowInputError)
+    from .events import (Event as Event, EventStream as EventStream)
+    from .execution_context import (ExecutionContext as ExecutionContext, TokenBudget as TokenBudget)
+    from .journal import (JournalEntry as JournalEntry, read_journal as read_journal)
+    from .keys import (call_key as call_key, validate_run_id as validate_run_id)
+    from .meta import (WorkflowMeta as WorkflowMeta, validate_meta as validate_meta)
+    from .run import (LaunchEnvelope as LaunchEnvelope, WorkflowRun as WorkflowRun, resume_workflow as resume_workflow, run_workflow as run_workflow, run_workflow_sync as run_workflow_sync)
+    from .runners import (AgentRunner as AgentRunner, MockAgentRunner as MockAgentRunner, RunnerOutput as RunnerOutput)
+    from .saved_workflows import (DEFAULT_REGISTRY as DEFAULT_REGISTRY, SavedWorkflow as SavedWorkflow, WorkflowRegistry as WorkflowRegistry, list_workflows as list_workflows, saved_workflow as saved_workflow)
+    from .snapshot import (Attempt as Attempt, PhaseProgress as PhaseProgress, RunSnapshot as RunSnapshot, Usage as Usage, UsageReport as UsageReport)
+    from .store import (RunStore as RunStore, StoredRun as StoredRun)
+    from .tool import (WORKFLOW_TOOL as WORKFLOW_TOOL, call_workflow_tool as call_workflow_tool)
+
+__getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)

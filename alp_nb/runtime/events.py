@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from alp_nb.jsonline import line_encoder
+from alp_nb.base.jsonline import line_encoder
 
 Event = dict[str, Any]
 Subscriber = Callable[[Event], Any]

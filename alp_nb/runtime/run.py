@@ -20,16 +20,16 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from alp_nb.agents.frozen import FrozenModel, thaw
+from alp_nb.base.frozen import FrozenModel, thaw
 
 from .attempt import AttemptState, _describe
-from .context import ExecutionContext
+from .execution_context import ExecutionContext
 from .errors import WorkflowInputError
 from .events import EventLog, Subscriber
 from .journal import JournalRead, JournalWriter, read_journal
 from .keys import canonical_dumps, validate_run_id
 from .meta import validate_args
-from .registry import DEFAULT_REGISTRY, SavedWorkflow, WorkflowRegistry
+from .saved_workflows import DEFAULT_REGISTRY, SavedWorkflow, WorkflowRegistry
 from .runners import MockAgentRunner
 from .snapshot import Attempt, RunSnapshot, Usage, UsageReport
 from .store import RunLock, RunStore, caught_up_attempt

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from alp_nb.agents.frozen import FrozenJson, FrozenModel, validation_issues
+from alp_nb.base.frozen import FrozenJson, FrozenModel, validation_issues
 
 from .errors import WorkflowInputError
 

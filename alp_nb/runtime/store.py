@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from alp_nb.atomic_file import write_atomic
+from alp_nb.base.atomic_file import write_atomic
 
 from .errors import WorkflowInputError
 from .journal import CachedCall, JournalEntry, JournalRead, read_journal

@@ -1,16 +1,16 @@
-"""Views of roles, registries, workflows and policy answers, as HTML and as plain text."""
+"""Views of roles, registries and policy answers, as HTML and as plain text."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from .html import badge, block, esc, names, table
+from .workflows import chain_html, workflow_text
 
 if TYPE_CHECKING:
     from alp_nb.agents.definition import AgentDefinition
     from alp_nb.agents.policy_requests import Authorization
     from alp_nb.agents.registry import AgentRegistry
-    from alp_nb.agents.workflow_definition import WorkflowDefinition
 
 
 def _authority(definition: AgentDefinition) -> list[tuple[str, tuple[str, ...]]]:
@@ -27,30 +27,6 @@ def _authority(definition: AgentDefinition) -> list[tuple[str, tuple[str, ...]]]
         ("Workspace read", capabilities.workspace.read_roots),
         ("Workspace write", capabilities.workspace.write_roots),
     ]
-
-
-def workflow_html(workflow: WorkflowDefinition, current: str | None = None) -> str:
-    return block(chain_html(workflow, current))
-
-
-def chain_html(workflow: WorkflowDefinition, current: str | None = None) -> str:
-    boxes = []
-    for state_id, state in workflow.states.items():
-        classes = "state" + (" terminal" if state.terminal else "") + (" current" if state_id == current else "")
-        tools = ", ".join(state.allowed_tools) or "no tools"
-        boxes.append(f'<span class="{classes}"><b>{esc(state_id)}</b><br>'
-                     f'<span class="muted">{esc(tools)}</span></span>')
-    return f"<div>workflow <code>{esc(workflow.id)}</code></div>" + '<span class="arrow">→</span>'.join(boxes)
-
-
-def workflow_text(workflow: WorkflowDefinition, current: str | None = None) -> str:
-    width = max((len(state_id) for state_id in workflow.states), default=0)
-    lines = [f"workflow {workflow.id}"]
-    for state_id, state in workflow.states.items():
-        marker = "▶" if state_id == current else " "
-        tools = ", ".join(state.allowed_tools) or "—"
-        lines.append(f" {marker} {state_id:<{width}}  {tools}{'  (terminal)' if state.terminal else ''}")
-    return "\n".join(lines)
 
 
 def agent_card_html(definition: AgentDefinition) -> str:
@@ -110,12 +86,12 @@ def _registry_rows(registry: AgentRegistry) -> list[tuple[str, ...]]:
 REGISTRY_COLUMNS = ("role", "name", "reports to", "delegates to", "tools", "memory write", "workspace write", "workflow")
 
 
-def registry_html(registry: AgentRegistry) -> str:
+def agent_registry_html(registry: AgentRegistry) -> str:
     rows = [[esc(cell) for cell in row] for row in _registry_rows(registry)]
     return block(f"<div>{esc(_delegation_summary(registry))}</div>{table(REGISTRY_COLUMNS, rows)}")
 
 
-def registry_text(registry: AgentRegistry) -> str:
+def agent_registry_text(registry: AgentRegistry) -> str:
     headers = ("role", "name", "reports to", "delegates", "tools", "workspace write", "workflow")
     rows = [headers] + [
         (

@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from alp_nb.agents.frozen import thaw
+from alp_nb.base.frozen import thaw
 from alp_nb.runtime.store import JOURNAL_PAGE_SIZE
 
 from .html import badge, block, esc, status_badge, table
@@ -19,7 +19,7 @@ from .html import badge, block, esc, status_badge, table
 if TYPE_CHECKING:
     from alp_nb.runtime.journal import JournalEntry
     from alp_nb.runtime.meta import WorkflowMeta
-    from alp_nb.runtime.registry import WorkflowRegistry
+    from alp_nb.runtime.saved_workflows import WorkflowRegistry
     from alp_nb.runtime.run import WorkflowRun
     from alp_nb.runtime.snapshot import Attempt, PhaseProgress, RunSnapshot, Usage
     from alp_nb.runtime.store import StoredRun
@@ -234,7 +234,7 @@ def args_text(meta: WorkflowMeta) -> str:
     return "; ".join(parts)
 
 
-def registry_text(registry: WorkflowRegistry) -> str:
+def workflow_registry_text(registry: WorkflowRegistry) -> str:
     metas = registry.list()
     if not metas:
         return "no saved workflows"
@@ -247,7 +247,7 @@ def registry_text(registry: WorkflowRegistry) -> str:
     return "\n".join(lines)
 
 
-def registry_html(registry: WorkflowRegistry) -> str:
+def workflow_registry_html(registry: WorkflowRegistry) -> str:
     none = '<span class="muted">—</span>'
     rows = [(f"<code>{esc(meta.name)}</code>", esc(meta.description), esc(" → ".join(meta.phases)) or none,
              esc(args_text(meta)) or none) for meta in registry.list()]

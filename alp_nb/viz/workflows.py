@@ -1,16 +1,15 @@
-"""Views of a workflow in motion: execution snapshots, sessions, executions on disk, and
-output verdicts, as HTML and as plain text."""
+"""Views of workflows: the chain of states, and a workflow in motion (execution snapshots, sessions,
+executions on disk, output contracts and verdicts), as HTML and as plain text."""
 
 from __future__ import annotations
 
 import json
 from typing import TYPE_CHECKING
 
-from alp_nb.agents.frozen import thaw
+from alp_nb.base.frozen import thaw
 
 from alp_nb.workflow.runner import workflow_for
 
-from .agents import chain_html, workflow_text
 from .html import badge, block, esc, names, status_badge, table
 
 if TYPE_CHECKING:
@@ -19,6 +18,30 @@ if TYPE_CHECKING:
     from alp_nb.workflow.execution_state import WorkflowExecutionState
     from alp_nb.workflow.executions import ExecutionStatus
     from alp_nb.workflow.session import SessionStep, WorkflowSession
+
+def workflow_html(workflow: WorkflowDefinition, current: str | None = None) -> str:
+    return block(chain_html(workflow, current))
+
+
+def chain_html(workflow: WorkflowDefinition, current: str | None = None) -> str:
+    boxes = []
+    for state_id, state in workflow.states.items():
+        classes = "state" + (" terminal" if state.terminal else "") + (" current" if state_id == current else "")
+        tools = ", ".join(state.allowed_tools) or "no tools"
+        boxes.append(f'<span class="{classes}"><b>{esc(state_id)}</b><br>'
+                     f'<span class="muted">{esc(tools)}</span></span>')
+    return f"<div>workflow <code>{esc(workflow.id)}</code></div>" + '<span class="arrow">→</span>'.join(boxes)
+
+
+def workflow_text(workflow: WorkflowDefinition, current: str | None = None) -> str:
+    width = max((len(state_id) for state_id in workflow.states), default=0)
+    lines = [f"workflow {workflow.id}"]
+    for state_id, state in workflow.states.items():
+        marker = "▶" if state_id == current else " "
+        tools = ", ".join(state.allowed_tools) or "—"
+        lines.append(f" {marker} {state_id:<{width}}  {tools}{'  (terminal)' if state.terminal else ''}")
+    return "\n".join(lines)
+
 
 def _snapshot_html(state: WorkflowExecutionState, workflow: WorkflowDefinition | None) -> str:
     head = (f"<div>{status_badge(state.status)} at <code>{esc(state.current_state)}</code> · "
@@ -119,13 +142,13 @@ def execution_status_html(status: ExecutionStatus) -> str:
     )
 
 
-def contract_html(contract: OutputContract) -> str:
+def output_contract_html(contract: OutputContract) -> str:
     schema = json.dumps(thaw(contract.schema), indent=2, ensure_ascii=False)
     return block(f"output contract <code>{esc(contract.name)}</code> "
                  f'<span class="muted">({esc(contract.kind)})</span><pre>{esc(schema)}</pre>')
 
 
-def contract_text(contract: OutputContract) -> str:
+def output_contract_text(contract: OutputContract) -> str:
     return f"output contract {contract.name} ({contract.kind})\n{json.dumps(thaw(contract.schema), indent=2)}"
 
 

@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import NonNegativeInt
 
-from alp_nb.agents.frozen import FrozenModel
+from alp_nb.base.frozen import FrozenModel
 from alp_nb.agents.output_contract import OutputValidation
 
 WorkflowRunStatus = Literal["running", "awaiting-output", "repairing", "completed", "failed", "cancelled"]

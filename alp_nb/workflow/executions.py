@@ -25,15 +25,16 @@ from pydantic_core import to_jsonable_python
 from alp_nb.agents.builtins import builtin_registry
 from alp_nb.agents.definition import AgentDefinition
 from alp_nb.agents.errors import AgentError
-from alp_nb.agents.frozen import FrozenJson, FrozenModel, validation_issues
+from alp_nb.base.frozen import FrozenJson, FrozenModel, validation_issues
 from alp_nb.agents.hashing import definition_hash
 from alp_nb.agents.modes import DEFAULT_MODE, parse_mode
 from alp_nb.agents.paths import canonicalize_path
 from alp_nb.agents.policy import PolicyEngine
 from alp_nb.agents.registry import AgentRegistry
-from alp_nb.agents.workflow_definition import WorkflowDefinition, WorkflowError
-from alp_nb.atomic_file import write_atomic
+from alp_nb.agents.workflow_definition import WorkflowDefinition
+from alp_nb.base.atomic_file import write_atomic
 
+from .errors import WorkflowError
 from .execution_policy import WorkspaceMode, execution_policy
 from .execution_state import MAX_OUTPUT_REPAIR_ATTEMPTS, RUN_STATUSES, WorkflowExecutionState, WorkflowRunStatus
 from .runner import WorkflowRunner, advance_to_output, effective_tools
@@ -124,12 +125,12 @@ class ExecutionStore:
         _check_id(execution_id)
         mode = parse_mode(mode)
         if workspace_mode not in get_args(WorkspaceMode):
-            raise WorkflowError(f"workspace_mode must be one of {', '.join(get_args(WorkspaceMode))}, "
+            raise WorkflowError("INVALID_OPTION", f"workspace_mode must be one of {', '.join(get_args(WorkspaceMode))}, "
                                 f"received `{workspace_mode}`")
         if not isinstance(workspace, (str, os.PathLike)):
-            raise WorkflowError(f"workspace must be a path, received {type(workspace).__name__}")
+            raise WorkflowError("INVALID_OPTION", f"workspace must be a path, received {type(workspace).__name__}")
         if not registry.has(role):
-            raise WorkflowError(f"unknown agent `{role}`; known: {', '.join(registry.ids())}")
+            raise WorkflowError("UNKNOWN_AGENT", f"unknown agent `{role}`; known: {', '.join(registry.ids())}")
         definition = registry.get(role)
         workspace = canonicalize_path(os.fspath(workspace))
         _authorize(registry, definition, parent or definition.reports_to, workspace, workspace_mode)
@@ -181,10 +182,10 @@ class ExecutionStore:
         try:
             self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
         except OSError as error:
-            raise WorkflowError(f"cannot use `{self.root}` as the executions folder: {error.strerror}") from None
+            raise WorkflowError("EXECUTION_UNWRITABLE", f"cannot use `{self.root}` as the executions folder: {error.strerror}") from None
         target = self.root / execution_id
         if target.exists():
-            raise WorkflowError(f"execution `{execution_id}` already exists")
+            raise WorkflowError("EXECUTION_EXISTS", f"execution `{execution_id}` already exists")
         staging = Path(tempfile.mkdtemp(prefix=f".{execution_id}.", dir=self.root))
         try:
             write_atomic(staging / "policy.json", json.dumps(policy, indent=2, ensure_ascii=False))
@@ -193,8 +194,8 @@ class ExecutionStore:
         except OSError as error:
             shutil.rmtree(staging, ignore_errors=True)
             if target.exists():
-                raise WorkflowError(f"execution `{execution_id}` already exists") from None
-            raise WorkflowError(f"cannot write execution `{execution_id}`: {error}") from None
+                raise WorkflowError("EXECUTION_EXISTS", f"execution `{execution_id}` already exists") from None
+            raise WorkflowError("EXECUTION_UNWRITABLE", f"cannot write execution `{execution_id}`: {error}") from None
 
     @staticmethod
     def _write_state(directory: Path, state: StoredExecutionState) -> None:
@@ -208,11 +209,11 @@ class ExecutionStore:
         policy = _read_json(directory / "policy.json", execution_id)
         state = _parse_state(_read_json(directory / "state.json", execution_id), directory / "state.json")
         if state.execution_id != execution_id or policy.get("executionId") != execution_id:
-            raise WorkflowError("execution ID mismatch")
+            raise WorkflowError("EXECUTION_TAMPERED", "execution ID mismatch")
         if not isinstance(policy.get("policyHash"), str):
-            raise WorkflowError(f"policy file carries no policyHash: {directory / 'policy.json'}")
+            raise WorkflowError("EXECUTION_CORRUPT", f"policy file carries no policyHash: {directory / 'policy.json'}")
         if state.policy_hash != policy["policyHash"]:
-            raise WorkflowError("execution state policy hash mismatch")
+            raise WorkflowError("EXECUTION_TAMPERED", "execution state policy hash mismatch")
         registry = registry or builtin_registry()
         definition = _definition_for(registry, policy)
         try:
@@ -224,14 +225,14 @@ class ExecutionStore:
         except (AgentError, KeyError, TypeError, ValueError):
             derived = None
         if derived is None or json.dumps(derived) != json.dumps(policy):
-            raise WorkflowError("execution policy snapshot is invalid or stale")
+            raise WorkflowError("POLICY_STALE", "execution policy snapshot is invalid or stale")
         _check_consistent(definition.workflow, state, directory / "state.json")
         return _Loaded(policy, state, definition, directory)
 
 
 def _check_id(execution_id: object) -> None:
     if not isinstance(execution_id, str) or not EXECUTION_ID.fullmatch(execution_id):
-        raise WorkflowError(f"missing or invalid execution ID `{execution_id}`")
+        raise WorkflowError("INVALID_EXECUTION_ID", f"missing or invalid execution ID `{execution_id}`")
 
 
 def _authorize(registry: AgentRegistry, definition: AgentDefinition, parent: str, workspace: str,
@@ -240,11 +241,11 @@ def _authorize(registry: AgentRegistry, definition: AgentDefinition, parent: str
     engine = PolicyEngine(registry)
     if parent == "principal":
         if definition.reports_to != "principal":
-            raise WorkflowError(f"delegation authorization failed: `{definition.id}` does not report to principal")
+            raise WorkflowError("AUTHORIZATION_FAILED", f"delegation authorization failed: `{definition.id}` does not report to principal")
     else:
         answer = engine.authorize({"type": "delegation", "actor": parent, "target": definition.id})
         if not answer.allowed:
-            raise WorkflowError(f"delegation authorization failed ({answer.code}): {answer.reason}")
+            raise WorkflowError("AUTHORIZATION_FAILED", f"delegation authorization failed ({answer.code}): {answer.reason}")
     if not definition.capabilities.workspace.read_roots and workspace_mode != "workspace-write":
         return
     answer = engine.authorize({
@@ -254,18 +255,18 @@ def _authorize(registry: AgentRegistry, definition: AgentDefinition, parent: str
                       "delegated": parent != "principal"},
     })
     if not answer.allowed:
-        raise WorkflowError(f"workspace authorization failed ({answer.code}): {answer.reason}")
+        raise WorkflowError("AUTHORIZATION_FAILED", f"workspace authorization failed ({answer.code}): {answer.reason}")
 
 
 def _read_json(path: Path, execution_id: str) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise WorkflowError(f"execution `{execution_id}` not found: no {path}") from None
+        raise WorkflowError("EXECUTION_NOT_FOUND", f"execution `{execution_id}` not found: no {path}") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
-        raise WorkflowError(f"{path}: not readable JSON ({error})") from None
+        raise WorkflowError("EXECUTION_CORRUPT", f"{path}: not readable JSON ({error})") from None
     if not isinstance(data, dict):
-        raise WorkflowError(f"{path}: expected a JSON object")
+        raise WorkflowError("EXECUTION_CORRUPT", f"{path}: expected a JSON object")
     return data
 
 
@@ -273,7 +274,7 @@ def _parse_state(data: dict[str, Any], path: Path) -> StoredExecutionState:
     try:
         return StoredExecutionState.model_validate(data, strict=True)  # "1" or true is not a count
     except ValidationError as error:
-        raise WorkflowError(f"{path}: {'; '.join(validation_issues(error, 'state'))}") from None
+        raise WorkflowError("EXECUTION_CORRUPT", f"{path}: {'; '.join(validation_issues(error, 'state'))}") from None
 
 
 def _definition_for(registry: AgentRegistry, policy: dict[str, Any]) -> AgentDefinition:
@@ -284,7 +285,7 @@ def _definition_for(registry: AgentRegistry, policy: dict[str, Any]) -> AgentDef
     for definition in candidates:
         if definition_hash(definition) == policy.get("definitionHash"):
             return definition
-    raise WorkflowError(f"no definition for `{role}` matching the hash this execution ran with")
+    raise WorkflowError("POLICY_STALE", f"no definition for `{role}` matching the hash this execution ran with")
 
 
 def _check_consistent(workflow: WorkflowDefinition, state: StoredExecutionState, path: Path) -> None:
@@ -308,7 +309,7 @@ def _check_consistent(workflow: WorkflowDefinition, state: StoredExecutionState,
     elif state.status == "completed" and "output" not in state.model_fields_set:
         problem = "status `completed` without the output that completed it"
     if problem:
-        raise WorkflowError(f"{path}: tampered or inconsistent execution state: {problem}")
+        raise WorkflowError("EXECUTION_TAMPERED", f"{path}: tampered or inconsistent execution state: {problem}")
 
 
 _REPAIR_ATTEMPTS: dict[str, range] = {

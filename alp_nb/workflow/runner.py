@@ -14,8 +14,9 @@ from typing import Any
 from alp_nb.agents.builtins import BUILTIN_AGENTS
 from alp_nb.agents.definition import AgentDefinition
 from alp_nb.agents.output_contract import OutputContract
-from alp_nb.agents.workflow_definition import WorkflowDefinition, WorkflowError, WorkflowState
+from alp_nb.agents.workflow_definition import WorkflowDefinition, WorkflowState
 
+from .errors import WorkflowError
 from .execution_state import LIVE_STATUSES, SubmitResult, WorkflowExecutionState, can_repair_output
 
 
@@ -51,9 +52,9 @@ class WorkflowRunner:
     ) -> WorkflowExecutionState:
         current = _current(definition, state)
         if state.status != "running":
-            raise WorkflowError(f"cannot transition workflow in `{state.status}` status")
+            raise WorkflowError("TRANSITION_REFUSED", f"cannot transition workflow in `{state.status}` status")
         if next_state not in current.transitions:
-            raise WorkflowError(f"transition `{state.current_state}` -> `{next_state}` is not declared")
+            raise WorkflowError("TRANSITION_REFUSED", f"transition `{state.current_state}` -> `{next_state}` is not declared")
         target = definition.states[next_state]
         return state.model_copy(update={
             "current_state": next_state,
@@ -66,7 +67,7 @@ class WorkflowRunner:
 
     def submit_output(self, state: WorkflowExecutionState, contract: OutputContract, value: Any) -> SubmitResult:
         if state.status not in ("awaiting-output", "repairing"):
-            raise WorkflowError(f"cannot submit output in `{state.status}` status")
+            raise WorkflowError("SUBMIT_REFUSED", f"cannot submit output in `{state.status}` status")
         validation = contract.validate(value)
         if validation.ok:
             after = state.model_copy(update={"status": "completed"})
@@ -78,20 +79,20 @@ class WorkflowRunner:
 
     def cancel(self, state: WorkflowExecutionState) -> WorkflowExecutionState:
         if state.status not in LIVE_STATUSES:
-            raise WorkflowError(f"cannot cancel workflow in `{state.status}` status")
+            raise WorkflowError("CANCEL_REFUSED", f"cannot cancel workflow in `{state.status}` status")
         return state.model_copy(update={"status": "cancelled"})
 
 
 def validate_workflow(definition: WorkflowDefinition) -> None:
     """The three structural refusals of ``initialize``, with ALP's messages, in ALP's order."""
     if definition.initial not in definition.states:
-        raise WorkflowError(f"workflow `{definition.id}` has unknown initial state `{definition.initial}`")
+        raise WorkflowError("INVALID_WORKFLOW", f"workflow `{definition.id}` has unknown initial state `{definition.initial}`")
     for state_id, state in definition.states.items():
         if state.terminal and state.transitions:
-            raise WorkflowError(f"terminal workflow state `{state_id}` cannot declare transitions")
+            raise WorkflowError("INVALID_WORKFLOW", f"terminal workflow state `{state_id}` cannot declare transitions")
         for target in state.transitions:
             if target not in definition.states:
-                raise WorkflowError(f"workflow state `{state_id}` has unknown transition target `{target}`")
+                raise WorkflowError("INVALID_WORKFLOW", f"workflow state `{state_id}` has unknown transition target `{target}`")
 
 
 def advance_to_output(
@@ -102,7 +103,7 @@ def advance_to_output(
     while state.status == "running":
         transitions = _current(definition, state).transitions
         if len(transitions) != 1:
-            raise WorkflowError(f"workflow state `{state.current_state}` has no unambiguous output path")
+            raise WorkflowError("NO_OUTPUT_PATH", f"workflow state `{state.current_state}` has no unambiguous output path")
         state = runner.transition(definition, state, transitions[0])
     return state
 
@@ -120,8 +121,8 @@ def effective_tools(agent: AgentDefinition, state: WorkflowExecutionState) -> tu
 def _current(definition: WorkflowDefinition, state: WorkflowExecutionState) -> WorkflowState:
     """The snapshot's state in ``definition``; a snapshot of another workflow is refused."""
     if state.workflow_id != definition.id:
-        raise WorkflowError(f"workflow state belongs to `{state.workflow_id}`, not `{definition.id}`")
+        raise WorkflowError("WRONG_WORKFLOW", f"workflow state belongs to `{state.workflow_id}`, not `{definition.id}`")
     current = definition.states.get(state.current_state)
     if current is None:
-        raise WorkflowError(f"workflow `{definition.id}` has no state `{state.current_state}`")
+        raise WorkflowError("WRONG_WORKFLOW", f"workflow `{definition.id}` has no state `{state.current_state}`")
     return current

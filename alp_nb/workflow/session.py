@@ -12,8 +12,9 @@ from typing import Any
 
 from alp_nb.agents.definition import AgentDefinition
 from alp_nb.agents.output_contract import OutputContract, OutputValidation, text_output
-from alp_nb.agents.workflow_definition import WorkflowDefinition, WorkflowError
+from alp_nb.agents.workflow_definition import WorkflowDefinition
 
+from .errors import WorkflowError
 from .execution_state import WorkflowExecutionState
 from .runner import WorkflowRunner, effective_tools
 
@@ -91,7 +92,7 @@ class WorkflowSession:
             if len(following) == 1:
                 next_state = following[0]
             elif self.state.status == "running":
-                error = WorkflowError(f"workflow state `{self.state.current_state}` has no single next state; "
+                error = WorkflowError("TRANSITION_REFUSED", f"workflow state `{self.state.current_state}` has no single next state; "
                                       f"name one of: {', '.join(following) or 'none'}")
                 self._refuse("transition", error)
                 raise error
@@ -114,7 +115,7 @@ class WorkflowSession:
     def back(self) -> WorkflowExecutionState:
         """Return to the snapshot before the last accepted move."""
         if len(self._trail) == 1:
-            error = WorkflowError("nothing to step back from: the session is at its first snapshot")
+            error = WorkflowError("NOTHING_TO_UNDO", "nothing to step back from: the session is at its first snapshot")
             self._refuse("back", error)
             raise error
         self._trail.pop()

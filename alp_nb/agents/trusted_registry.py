@@ -14,7 +14,7 @@ from pathlib import Path
 from .builtins import BUILTIN_AGENTS
 from .catalog import CapabilityCatalog
 from .definition import AgentDefinition
-from .frozen import FrozenModel
+from alp_nb.base.frozen import FrozenModel
 from .project_agents import ProjectAgents, load_project_agents
 from .registry import AgentRegistry, create_agent_registry
 from .trust import TrustStore

@@ -71,14 +71,14 @@ class WorkflowRegistry:
         return len(self._saved)
 
     def _repr_html_(self) -> str:
-        from alp_nb.viz.runs import registry_html
+        from alp_nb.viz.runs import workflow_registry_html
 
-        return registry_html(self)
+        return workflow_registry_html(self)
 
     def _repr_pretty_(self, printer, cycle) -> None:
-        from alp_nb.viz.runs import registry_text
+        from alp_nb.viz.runs import workflow_registry_text
 
-        printer.text(registry_text(self))
+        printer.text(workflow_registry_text(self))
 
 
 def script_digest(fn: Callable[..., Any]) -> str:

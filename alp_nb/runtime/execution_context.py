@@ -14,7 +14,7 @@ from functools import partial
 from types import CoroutineType
 from typing import TYPE_CHECKING, Any
 
-from alp_nb.agents.frozen import thaw
+from alp_nb.base.frozen import thaw
 
 from .attempt import AttemptState
 from .errors import WorkflowInputError
@@ -22,12 +22,12 @@ from .keys import call_key, default_label, s16_call_key
 from .meta import validate_args
 
 if TYPE_CHECKING:
-    from .registry import WorkflowRegistry
+    from .saved_workflows import WorkflowRegistry
 
 MAX_NESTING = 1
 
 
-class Budget:
+class TokenBudget:
     """The run's token budget (``args["budget"]``): spent counts every attempt, cached calls included."""
 
     __slots__ = ("_state",)
@@ -49,7 +49,7 @@ class Budget:
         return None if total is None else max(total - self._state.spent, 0)
 
     def __repr__(self) -> str:
-        return f"Budget(total={self.total}, spent={self.spent}, remaining={self.remaining})"
+        return f"TokenBudget(total={self.total}, spent={self.spent}, remaining={self.remaining})"
 
 
 class ExecutionContext:
@@ -65,7 +65,7 @@ class ExecutionContext:
         self._phase: str | None = None
         self._nested_name = workflow_name if depth else None
         self.args = args
-        self.budget = Budget(state)
+        self.budget = TokenBudget(state)
         self.run_id = run_id
         self.workflow_name = workflow_name
 

@@ -1,10 +1,11 @@
-"""The review packet: one self-contained document to hand out before a loop is scheduled.
+"""The review packet as documents to hand out before a loop is scheduled: HTML and Markdown.
 
-It holds the contract by phase with the lint findings beside the parts they
-concern, the five field pairs, the decision table with this contract's owner,
-and the trace of each failure injection. The HTML has no script and loads
-nothing: its CSS is inline, so it opens the same from a mail attachment or a
-file share. Every string from the contract is escaped.
+``alp_nb.loops.ReviewPacket`` decides what a packet holds (the contract by
+phase with the lint findings beside the parts they concern, the five field
+pairs, the decision table with this contract's owner, and the trace of each
+failure injection); this module only draws it. The HTML has no script and
+loads nothing: its CSS is inline, so it opens the same from a mail attachment
+or a file share. Every string from the contract is escaped.
 """
 
 from __future__ import annotations
@@ -14,14 +15,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from alp_nb.loops.contract import PARTS, PHASES, LoopContract
-from alp_nb.loops.decision import OUTCOME_CONDITIONS, OUTCOMES
-from alp_nb.loops.lint import lint_contract
-from alp_nb.loops.receipts import RECEIPT_FIELDS
-from alp_nb.loops.review_packet import REVIEW_PAIRS, field_value
-from alp_nb.loops.simulator import FAILURE_INJECTIONS, Simulation, simulate
+from alp_nb.loops.contract import PHASES, LoopContract
+from alp_nb.loops.lint import Finding
+from alp_nb.loops.review_packet import DecisionRow, ReviewPacket
+from alp_nb.loops.simulator import Simulation
 
-from .contracts import SEVERITIES, TONES, contract_fragment, findings_fragment
+from .loop_contracts import TONES, findings_fragment, loop_contract_fragment
 from .html import STYLE, badge, esc, table
 from .simulation import OUTCOME_TONES, md, simulation_markdown, trace_fragment
 
@@ -34,38 +33,14 @@ body{margin:2em auto;max-width:64em;padding:0 1em}
 </style>"""
 
 
-def _findings(contract: LoopContract, findings: Sequence[Any] | None) -> list[Any]:
-    return list(lint_contract(contract) if findings is None else findings)
-
-
-def _simulations(contract: LoopContract, simulations: Iterable[Simulation] | None) -> list[Simulation]:
-    """The given runs, or every failure injection played against the contract."""
-    if simulations is None:
-        return [simulate(contract, scenario) for scenario in FAILURE_INJECTIONS.values()]
-    return list(simulations)
-
-
-def _part_of(finding: Any) -> str:
-    """The part a finding sits beside; ``contract`` for findings about the whole document."""
-    return finding.part if finding.part in PARTS else "contract"
-
-
-def _owner(outcome: str, contract: LoopContract) -> str:
-    if outcome in ("escalate", "stop-with-receipt"):
-        return contract.escalation.destination
-    return "the loop (run closed)" if outcome.startswith("exit") else "the loop (next attempt)"
-
-
 # --- HTML ------------------------------------------------------------------------------------------
 
 
-def _summary_html(findings: Sequence[Any], simulations: Sequence[Simulation]) -> str:
-    counts = {severity: sum(finding.severity == severity for finding in findings) for severity in SEVERITIES}
+def _summary_html(packet: ReviewPacket) -> str:
     lint = " ".join(badge(f"{count} {severity}", TONES[severity] if count else "ok")
-                    for severity, count in counts.items())
-    unexpected = [simulation for simulation in simulations if simulation.outcome != simulation.scenario.expected]
-    runs = badge(f"{len(simulations) - len(unexpected)} of {len(simulations)} injections as expected",
-                 "warn" if unexpected else "ok")
+                    for severity, count in packet.severity_counts().items())
+    total, unexpected = len(packet.simulations), len(packet.unexpected)
+    runs = badge(f"{total - unexpected} of {total} injections as expected", "warn" if unexpected else "ok")
     return f"<p>lint: {lint} · simulation: {runs}</p>"
 
 
@@ -78,23 +53,19 @@ def _inline_html(value: Any) -> str:
     return esc(value)
 
 
-def _pairs_html(contract: LoopContract) -> str:
+def _pairs_html(packet: ReviewPacket) -> str:
     rows = []
-    for pair in REVIEW_PAIRS:
-        sides = ["".join(f"<div><code>{esc(path)}</code> {_inline_html(field_value(contract, path))}</div>"
-                         for path in paths) for paths in (pair.left, pair.right)]
-        rows.append((f"<b>{esc(pair.name)}</b><br>{esc(pair.question)}", *sides))
+    for review in packet.pairs:
+        sides = ["".join(f"<div><code>{esc(path)}</code> {_inline_html(value)}</div>" for path, value in side)
+                 for side in (review.left, review.right)]
+        rows.append((f"<b>{esc(review.pair.name)}</b><br>{esc(review.pair.question)}", *sides))
     return table(("pair and question", "one side", "other side"), rows)
 
 
-def _decision_rows(contract: LoopContract, simulations: Sequence[Simulation]) -> list[tuple[str, str, str, str, str]]:
+def _decision_cells(row: DecisionRow) -> tuple[str, str, str, str, str]:
     """(outcome, condition, minimum receipt, owner afterwards, injections ending there) as plain text."""
-    rows = []
-    for outcome in OUTCOMES:
-        ending = [simulation.scenario.name for simulation in simulations if simulation.outcome == outcome]
-        rows.append((outcome, OUTCOME_CONDITIONS[outcome], ", ".join(RECEIPT_FIELDS[outcome]).replace("_", " "),
-                     _owner(outcome, contract), ", ".join(ending) or "—"))
-    return rows
+    return (row.outcome, row.condition, ", ".join(row.minimum_receipt).replace("_", " "), row.owner,
+            ", ".join(row.ending_here) or "—")
 
 
 def _simulations_html(simulations: Sequence[Simulation]) -> str:
@@ -117,23 +88,27 @@ _NAV = "<nav>" + " · ".join(f'<a href="#{anchor}">{title}</a>' for anchor, titl
 
 
 def review_packet(contract: LoopContract, simulations: Iterable[Simulation] | None = None,
-                  findings: Sequence[Any] | None = None) -> str:
+                  findings: Sequence[Finding] | None = None) -> str:
     """The packet as one HTML document. ``simulations`` defaults to every failure injection,
     ``findings`` to ``lint_contract(contract)``; pass ``()`` to leave either out."""
-    findings = _findings(contract, findings)
-    simulations = _simulations(contract, simulations)
+    return packet_html(ReviewPacket.build(contract, simulations, findings))
+
+
+def packet_html(packet: ReviewPacket) -> str:
+    """A built packet as one self-contained HTML document."""
+    contract, findings = packet.contract, packet.findings
     decision = table(("outcome", "condition", "minimum receipt", "owner afterwards", "injections ending here"),
-                     [(badge(row[0], OUTCOME_TONES[row[0]]), *map(esc, row[1:]))
-                      for row in _decision_rows(contract, simulations)])
+                     [(badge(cells[0], OUTCOME_TONES[cells[0]]), *map(esc, cells[1:]))
+                      for cells in map(_decision_cells, packet.decisions)])
     body = (
         f"<h1>Loop contract review: {esc(contract.name)}</h1>"
-        + _summary_html(findings, simulations) + _NAV
-        + f'<section id="contract"><h2>Contract by phase</h2>{contract_fragment(contract, findings)}</section>'
+        + _summary_html(packet) + _NAV
+        + f'<section id="contract"><h2>Contract by phase</h2>{loop_contract_fragment(contract, findings)}</section>'
         + f'<section id="findings"><h2>Lint findings</h2>{findings_fragment(findings)}</section>'
-        + f'<section id="pairs"><h2>Field pairs to review together</h2>{_pairs_html(contract)}</section>'
+        + f'<section id="pairs"><h2>Field pairs to review together</h2>{_pairs_html(packet)}</section>'
         + f'<section id="decisions"><h2>Decision table</h2><p>Evaluated in this order after every persisted '
           f"observation; the first that holds wins.</p>{decision}</section>"
-        + f'<section id="simulations"><h2>Failure injections</h2>{_simulations_html(simulations)}</section>'
+        + f'<section id="simulations"><h2>Failure injections</h2>{_simulations_html(packet.simulations)}</section>'
     )
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>Loop contract review: {esc(contract.name)}</title>{STYLE}{PACKET_STYLE}</head>"
@@ -178,27 +153,31 @@ def _findings_markdown(findings: Sequence[Any]) -> list[str]:
 
 
 def review_packet_markdown(contract: LoopContract, simulations: Iterable[Simulation] | None = None,
-                           findings: Sequence[Any] | None = None) -> str:
+                           findings: Sequence[Finding] | None = None) -> str:
     """The same packet as Markdown (for a pull request or an issue); contract text is made inert."""
-    findings = _findings(contract, findings)
-    simulations = _simulations(contract, simulations)
+    return packet_markdown(ReviewPacket.build(contract, simulations, findings))
+
+
+def packet_markdown(packet: ReviewPacket) -> str:
+    """A built packet as one Markdown document."""
+    contract, findings = packet.contract, packet.findings
     lines = [f"# Loop contract review: {md(contract.name)}", "", f"**name**: {md(contract.name)}", "",
              "## Contract by phase"]
     for title, parts in PHASES:
         lines += ["", f"### {title}"]
         for part in parts:
             lines += ["", f"#### {part}", "", *_value_markdown(getattr(contract, part))]
-            concern = [finding for finding in findings if _part_of(finding) == part]
+            concern = packet.findings_about(part)
             if concern:
                 lines += ["", *_findings_markdown(concern)]
     lines += ["", "## Lint findings", "", *_findings_markdown(findings), "", "## Field pairs to review together"]
-    for pair in REVIEW_PAIRS:
-        lines += ["", f"**{pair.name}**: {pair.question}", ""]
-        lines += [f"- `{path}`: {_inline_markdown(field_value(contract, path))}" for path in (*pair.left, *pair.right)]
+    for review in packet.pairs:
+        lines += ["", f"**{review.pair.name}**: {review.pair.question}", ""]
+        lines += [f"- `{path}`: {_inline_markdown(value)}" for path, value in (*review.left, *review.right)]
     header = "| outcome | condition | minimum receipt | owner afterwards | injections ending here |"
     lines += ["", "## Decision table", "", header, "|---|---|---|---|---|"]
-    lines += ["| " + " | ".join(md(cell) for cell in row) + " |" for row in _decision_rows(contract, simulations)]
+    lines += ["| " + " | ".join(md(cell) for cell in _decision_cells(row)) + " |" for row in packet.decisions]
     lines += ["", "## Failure injections"]
-    for simulation in simulations:
+    for simulation in packet.simulations:
         lines += ["", simulation_markdown(simulation)]
     return "\n".join(lines) + "\n"

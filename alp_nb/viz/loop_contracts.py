@@ -18,14 +18,6 @@ TONES = {"error": "bad", "warning": "warn", "info": "info"}
 SEVERITIES = ("error", "warning", "info")
 
 
-def _findings_of(contract: LoopContract, findings: Sequence[Finding] | None) -> Sequence[Finding]:
-    if findings is not None:
-        return findings
-    from alp_nb.loops.lint import lint_contract
-
-    return lint_contract(contract)
-
-
 def _tally(findings: Iterable[Finding]) -> dict[str, int]:
     counts = dict.fromkeys(SEVERITIES, 0)
     for finding in findings:
@@ -62,9 +54,8 @@ def _finding_line_html(finding: Finding) -> str:
             f"{esc(finding.message)}</div>")
 
 
-def contract_fragment(contract: LoopContract, findings: Sequence[Finding] | None = None) -> str:
+def loop_contract_fragment(contract: LoopContract, findings: Sequence[Finding]) -> str:
     """The contract's parts by phase, each row with the findings about that part; no style block."""
-    findings = _findings_of(contract, findings)
     counts = _tally(findings)
     summary = " ".join(badge(_counted(count, severity), TONES[severity]) for severity, count in counts.items() if count)
     beside = {}
@@ -81,8 +72,8 @@ def contract_fragment(contract: LoopContract, findings: Sequence[Finding] | None
     return header + "".join(sections)
 
 
-def contract_html(contract: LoopContract, findings: Sequence[Finding] | None = None) -> str:
-    return block(contract_fragment(contract, findings))
+def loop_contract_html(contract: LoopContract, findings: Sequence[Finding]) -> str:
+    return block(loop_contract_fragment(contract, findings))
 
 
 def findings_fragment(findings: Sequence[Finding]) -> str:
@@ -122,8 +113,7 @@ def _finding_line(finding: Finding) -> str:
     return f"[{finding.severity} {finding.rule}] {finding.path}: {finding.message}"
 
 
-def contract_text(contract: LoopContract, findings: Sequence[Finding] | None = None) -> str:
-    findings = _findings_of(contract, findings)
+def loop_contract_text(contract: LoopContract, findings: Sequence[Finding]) -> str:
     lines = [f"Loop contract: {contract.name}  ({_tally_text(findings)})"]
     lines += [f"  ! {_finding_line(finding)}" for finding in findings if finding.part in ("name", "$")]
     for phase, parts in contract.phases().items():

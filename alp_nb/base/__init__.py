@@ -1,0 +1,22 @@
+"""The ground every layer stands on: frozen models, the error root, strict YAML, atomic file writes,
+one-line JSON encoders and lazy package exports. It imports no other part of alp_nb."""
+
+from typing import TYPE_CHECKING
+
+from .lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .atomic_file import write_atomic as write_atomic
+    from .errors import AlpError as AlpError
+    from .frozen import FrozenJson as FrozenJson
+    from .frozen import FrozenMapping as FrozenMapping
+    from .frozen import FrozenModel as FrozenModel
+    from .frozen import freeze as freeze
+    from .frozen import thaw as thaw
+    from .frozen import validation_issues as validation_issues
+    from .jsonline import line_encoder as line_encoder
+    from .schema_errors import error_location as error_location
+    from .strict_yaml import dump_strict_yaml as dump_strict_yaml
+    from .strict_yaml import load_strict_yaml as load_strict_yaml
+
+__getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)

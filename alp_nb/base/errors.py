@@ -1,0 +1,31 @@
+"""The root of every error alp_nb raises on purpose: a stable ``code`` beside the message.
+
+Each layer derives its own class from ``AlpError`` and publishes the codes it
+raises as a table (code → meaning), so a program can branch on ``code`` and a
+person can look every code up in one place (``docs/design.md`` "Error codes").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import ClassVar
+
+
+class AlpError(Exception):
+    """An error with a stable ``code`` (for programs) and a ``message`` (for people); it pickles
+    with both, so it survives a trip through a subprocess or an executor.
+
+    ``codes`` is the table of every code the class (and its layer) raises.
+    """
+
+    codes: ClassVar[Mapping[str, str]] = MappingProxyType({})
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def __reduce__(self) -> tuple[type[AlpError], tuple[str, str]]:
+        return (type(self), (self.code, self.message))
+
