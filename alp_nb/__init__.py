@@ -10,13 +10,114 @@ from typing import TYPE_CHECKING
 from alp_nb.base.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from .agents import (AGENT_ERROR_CODES as AGENT_ERROR_CODES, AUTO_COMPACT_DEFAULT_PERCENT as AUTO_COMPACT_DEFAULT_PERCENT, BUILTIN_AGENTS as BUILTIN_AGENTS, DEFAULT_CATALOG as DEFAULT_CATALOG, DEFAULT_MODE as DEFAULT_MODE, MCP_SERVER_CATALOG as MCP_SERVER_CATALOG, MODE_IDS as MODE_IDS, MODE_PROFILES as MODE_PROFILES, MODEL_CONTEXT_WINDOWS as MODEL_CONTEXT_WINDOWS, MODEL_RUNTIMES as MODEL_RUNTIMES, POLICY_ERROR_CODES as POLICY_ERROR_CODES, REGISTRY_ERROR_CODES as REGISTRY_ERROR_CODES, RUNTIME_IDS as RUNTIME_IDS, SKILL_CATALOG as SKILL_CATALOG, SUBAGENT_CATALOG as SUBAGENT_CATALOG, TOOL_CATALOG as TOOL_CATALOG, AgentDefinition as AgentDefinition, AgentError as AgentError, AgentRegistry as AgentRegistry, AgentRegistryError as AgentRegistryError, Authorization as Authorization, CapabilityCatalog as CapabilityCatalog, McpServerCatalogEntry as McpServerCatalogEntry, PolicyEngine as PolicyEngine, SubagentCatalogEntry as SubagentCatalogEntry, TrustStore as TrustStore, builtin_registry as builtin_registry, create_agent_registry as create_agent_registry, default_auto_compact_tokens as default_auto_compact_tokens, define_agent as define_agent, definition_hash as definition_hash, diff_authority as diff_authority, load_project_agents as load_project_agents, memory_grant_covers as memory_grant_covers, model_for_mode as model_for_mode, project_registry as project_registry, runtime_for_model as runtime_for_model)
-    from .base import (AlpError as AlpError)
-    from .cli.errors import (CLI_ERROR_CODES as CLI_ERROR_CODES, UsageError as UsageError)
-    from .loops import (FAILURE_INJECTIONS as FAILURE_INJECTIONS, LINT_RULES as LINT_RULES, LOOP_CONTRACT_ERROR_CODES as LOOP_CONTRACT_ERROR_CODES, OUTCOMES as OUTCOMES, RECEIPT_FIELDS as RECEIPT_FIELDS, BudgetState as BudgetState, Evidence as Evidence, Finding as Finding, Findings as Findings, LintRule as LintRule, LoopContract as LoopContract, LoopContractError as LoopContractError, LoopState as LoopState, ReviewPacket as ReviewPacket, Scenario as Scenario, ScriptedAttempt as ScriptedAttempt, Simulation as Simulation, decide as decide, failure_signature as failure_signature, lint_contract as lint_contract, make_receipt as make_receipt, simulate as simulate)
-    from .runtime import (RUNTIME_ERROR_CODES as RUNTIME_ERROR_CODES, WORKFLOW_TOOL as WORKFLOW_TOOL, AgentRunner as AgentRunner, AnthropicAgentRunner as AnthropicAgentRunner, EventStream as EventStream, ExecutionContext as ExecutionContext, MockAgentRunner as MockAgentRunner, RunnerOutput as RunnerOutput, RunSnapshot as RunSnapshot, RunStore as RunStore, WorkflowInputError as WorkflowInputError, WorkflowMeta as WorkflowMeta, WorkflowRegistry as WorkflowRegistry, WorkflowRun as WorkflowRun, call_workflow_tool as call_workflow_tool, list_workflows as list_workflows, resume_workflow as resume_workflow, run_workflow as run_workflow, run_workflow_sync as run_workflow_sync, saved_workflow as saved_workflow, validate_meta as validate_meta)
-    from .viz import (review_packet as review_packet, review_packet_markdown as review_packet_markdown)
-    from .workflow import (MAX_OUTPUT_REPAIR_ATTEMPTS as MAX_OUTPUT_REPAIR_ATTEMPTS, WORKFLOW_ERROR_CODES as WORKFLOW_ERROR_CODES, ExecutionStatus as ExecutionStatus, ExecutionStore as ExecutionStore, FinalizeResult as FinalizeResult, OutputContract as OutputContract, OutputValidation as OutputValidation, WorkflowDefinition as WorkflowDefinition, WorkflowError as WorkflowError, WorkflowExecutionState as WorkflowExecutionState, WorkflowRunner as WorkflowRunner, WorkflowSession as WorkflowSession, advance_to_output as advance_to_output, define_linear_workflow as define_linear_workflow, define_output_contract as define_output_contract, effective_tools as effective_tools, text_output as text_output)
+    from .agents import (
+        AGENT_ERROR_CODES as AGENT_ERROR_CODES,
+        AUTO_COMPACT_DEFAULT_PERCENT as AUTO_COMPACT_DEFAULT_PERCENT,
+        BUILTIN_AGENTS as BUILTIN_AGENTS,
+        DEFAULT_CATALOG as DEFAULT_CATALOG,
+        DEFAULT_MODE as DEFAULT_MODE,
+        MCP_SERVER_CATALOG as MCP_SERVER_CATALOG,
+        MODE_IDS as MODE_IDS,
+        MODE_PROFILES as MODE_PROFILES,
+        MODEL_CONTEXT_WINDOWS as MODEL_CONTEXT_WINDOWS,
+        MODEL_RUNTIMES as MODEL_RUNTIMES,
+        POLICY_ERROR_CODES as POLICY_ERROR_CODES,
+        REGISTRY_ERROR_CODES as REGISTRY_ERROR_CODES,
+        RUNTIME_IDS as RUNTIME_IDS,
+        SKILL_CATALOG as SKILL_CATALOG,
+        SUBAGENT_CATALOG as SUBAGENT_CATALOG,
+        TOOL_CATALOG as TOOL_CATALOG,
+        AgentDefinition as AgentDefinition,
+        AgentError as AgentError,
+        AgentRegistry as AgentRegistry,
+        AgentRegistryError as AgentRegistryError,
+        Authorization as Authorization,
+        CapabilityCatalog as CapabilityCatalog,
+        McpServerCatalogEntry as McpServerCatalogEntry,
+        PolicyEngine as PolicyEngine,
+        SubagentCatalogEntry as SubagentCatalogEntry,
+        TrustStore as TrustStore,
+        builtin_registry as builtin_registry,
+        create_agent_registry as create_agent_registry,
+        default_auto_compact_tokens as default_auto_compact_tokens,
+        define_agent as define_agent,
+        definition_hash as definition_hash,
+        diff_authority as diff_authority,
+        load_project_agents as load_project_agents,
+        memory_grant_covers as memory_grant_covers,
+        model_for_mode as model_for_mode,
+        project_registry as project_registry,
+        runtime_for_model as runtime_for_model,
+    )
+    from .base import AlpError as AlpError
+    from .cli.errors import CLI_ERROR_CODES as CLI_ERROR_CODES, UsageError as UsageError
+    from .loops import (
+        FAILURE_INJECTIONS as FAILURE_INJECTIONS,
+        LINT_RULES as LINT_RULES,
+        LOOP_CONTRACT_ERROR_CODES as LOOP_CONTRACT_ERROR_CODES,
+        OUTCOMES as OUTCOMES,
+        RECEIPT_FIELDS as RECEIPT_FIELDS,
+        BudgetState as BudgetState,
+        Evidence as Evidence,
+        Finding as Finding,
+        Findings as Findings,
+        LintRule as LintRule,
+        LoopContract as LoopContract,
+        LoopContractError as LoopContractError,
+        LoopState as LoopState,
+        ReviewPacket as ReviewPacket,
+        Scenario as Scenario,
+        ScriptedAttempt as ScriptedAttempt,
+        Simulation as Simulation,
+        decide as decide,
+        failure_signature as failure_signature,
+        lint_contract as lint_contract,
+        make_receipt as make_receipt,
+        simulate as simulate,
+    )
+    from .runtime import (
+        RUNTIME_ERROR_CODES as RUNTIME_ERROR_CODES,
+        WORKFLOW_TOOL as WORKFLOW_TOOL,
+        AgentRunner as AgentRunner,
+        AnthropicAgentRunner as AnthropicAgentRunner,
+        EventStream as EventStream,
+        ExecutionContext as ExecutionContext,
+        MockAgentRunner as MockAgentRunner,
+        RunnerOutput as RunnerOutput,
+        RunSnapshot as RunSnapshot,
+        RunStore as RunStore,
+        WorkflowInputError as WorkflowInputError,
+        WorkflowMeta as WorkflowMeta,
+        WorkflowRegistry as WorkflowRegistry,
+        WorkflowRun as WorkflowRun,
+        call_workflow_tool as call_workflow_tool,
+        list_workflows as list_workflows,
+        resume_workflow as resume_workflow,
+        run_workflow as run_workflow,
+        run_workflow_sync as run_workflow_sync,
+        saved_workflow as saved_workflow,
+        validate_meta as validate_meta,
+    )
+    from .viz import review_packet as review_packet, review_packet_markdown as review_packet_markdown
+    from .workflow import (
+        MAX_OUTPUT_REPAIR_ATTEMPTS as MAX_OUTPUT_REPAIR_ATTEMPTS,
+        WORKFLOW_ERROR_CODES as WORKFLOW_ERROR_CODES,
+        ExecutionStatus as ExecutionStatus,
+        ExecutionStore as ExecutionStore,
+        FinalizeResult as FinalizeResult,
+        OutputContract as OutputContract,
+        OutputValidation as OutputValidation,
+        WorkflowDefinition as WorkflowDefinition,
+        WorkflowError as WorkflowError,
+        WorkflowExecutionState as WorkflowExecutionState,
+        WorkflowRunner as WorkflowRunner,
+        WorkflowSession as WorkflowSession,
+        advance_to_output as advance_to_output,
+        define_linear_workflow as define_linear_workflow,
+        define_output_contract as define_output_contract,
+        effective_tools as effective_tools,
+        text_output as text_output,
+    )
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)
 

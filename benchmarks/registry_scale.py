@@ -21,7 +21,7 @@ import json
 import time
 from collections.abc import Callable
 
-from alp_nb.agents import create_agent_registry, definition_hash, define_linear_workflow
+from alp_nb.agents import create_agent_registry, define_linear_workflow, definition_hash
 
 TOOLS = ["Read", "Glob", "Grep", "Bash"]
 

@@ -63,7 +63,7 @@ def journal_line(i: int) -> str:
 
 
 async def floor_fresh(calls: int, path: Path) -> None:
-    with open(path, "w", encoding="utf-8") as handle:  # noqa: ASYNC230 (the runtime opens its journal too)
+    with open(path, "w", encoding="utf-8") as handle:  # blocking, as the runtime opens its journal too
         async def one(i: int) -> None:
             handle.write(journal_line(i) + "\n")
             handle.flush()
@@ -71,7 +71,7 @@ async def floor_fresh(calls: int, path: Path) -> None:
 
 
 async def floor_resume(calls: int, path: Path) -> None:
-    with open(path, encoding="utf-8") as handle:  # noqa: ASYNC230 (the runtime reads its journal too)
+    with open(path, encoding="utf-8") as handle:  # blocking, as the runtime reads its journal too
         journal = {record["key"]: record["value"] for record in map(json.loads, handle)}
 
     async def one(i: int) -> str:

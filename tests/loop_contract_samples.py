@@ -38,7 +38,9 @@ CLEAN = {
     },
     "state": {
         "artifacts": ["advisory ledger (advisory id, PR number)"],
-        "update_rule": "Write the advisory id and PR number to the ledger before opening the PR and after every attempt.",
+        "update_rule": (
+            "Write the advisory id and PR number to the ledger before opening the PR and after every attempt."
+        ),
     },
     "budget": {"max_retries": 2, "max_runtime_minutes": 45},
     "escalation": {

@@ -9,9 +9,22 @@ import pytest
 from custom_agent_files import skills_dir, with_skill_tool, write_agent, write_skill
 
 from alp_nb.agents import (
-    BUILTIN_AGENTS, MODE_IDS, TIER1_CHECK_IDS, AgentError, AgentReport, AutoCompactTokens, OutputContract,
-    RuntimeModelMap, WorkflowDefinition, WorkflowState, builtin_registry, load_project_agents, project_registry,
-    render_instructions, text_output, tier1_report,
+    BUILTIN_AGENTS,
+    MODE_IDS,
+    TIER1_CHECK_IDS,
+    AgentError,
+    AgentReport,
+    AutoCompactTokens,
+    OutputContract,
+    RuntimeModelMap,
+    WorkflowDefinition,
+    WorkflowState,
+    builtin_registry,
+    load_project_agents,
+    project_registry,
+    render_instructions,
+    text_output,
+    tier1_report,
 )
 
 BUILTINS = {definition.id: definition for definition in BUILTIN_AGENTS}

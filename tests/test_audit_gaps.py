@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 
 import jsonschema
-import pytest
 from pydantic import BaseModel
 
 from alp_nb.runtime import MockAgentRunner, RunStore, WorkflowRegistry, run_workflow

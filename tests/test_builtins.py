@@ -8,8 +8,15 @@ from typing import NamedTuple
 import pytest
 
 from alp_nb.agents import (
-    BUILTIN_AGENTS, BUILTIN_IDS, CODE_CRAFT_RULES, CODE_NATIVE_HOUSE_RULES, RUNTIME_IDS, AgentDefinition,
-    builtin_registry, default_auto_compact_tokens, render_instructions,
+    BUILTIN_AGENTS,
+    BUILTIN_IDS,
+    CODE_CRAFT_RULES,
+    CODE_NATIVE_HOUSE_RULES,
+    RUNTIME_IDS,
+    AgentDefinition,
+    builtin_registry,
+    default_auto_compact_tokens,
+    render_instructions,
 )
 
 READ, WRITE, EDIT, GLOB, GREP, BASH, SEARCH, FETCH, SKILL = (
@@ -128,7 +135,7 @@ def agent(agent_id) -> AgentDefinition:
 
 def test_nine_builtins_in_registry_order():
     assert IDS == ["main", "worker", "search", "librarian", "read-thread", "review", "oracle", "compaction", "titling"]
-    assert BUILTIN_IDS == tuple(IDS)
+    assert tuple(IDS) == BUILTIN_IDS
     assert [definition.id for definition in BUILTIN_AGENTS] == IDS
     assert builtin_registry().list() == BUILTIN_AGENTS
 

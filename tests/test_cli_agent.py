@@ -14,7 +14,12 @@ import pytest
 from custom_agent_files import skills_dir, write_agent, write_skill
 
 from alp_nb.agents import (
-    BUILTIN_AGENTS, TIER1_CHECK_IDS, TrustStore, definition_hash, load_project_agents, short_hash,
+    BUILTIN_AGENTS,
+    TIER1_CHECK_IDS,
+    TrustStore,
+    definition_hash,
+    load_project_agents,
+    short_hash,
 )
 from alp_nb.cli import main
 from alp_nb.viz import agent_reports as views

@@ -125,7 +125,8 @@ def test_simulate_an_unknown_scenario_is_bad_usage(capsys):
     assert "unknown scenario `meteor`" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(("name", "start"), [("packet.html", "<!DOCTYPE html>"), ("packet.md", "# Loop contract review")])
+@pytest.mark.parametrize(("name", "start"),
+                         [("packet.html", "<!DOCTYPE html>"), ("packet.md", "# Loop contract review")])
 def test_packet_writes_html_or_markdown_by_suffix(tmp_path, capsys, name, start):
     output = tmp_path / name
     assert main(["contract", "packet", str(CLEAN), "-o", str(output)]) == 0

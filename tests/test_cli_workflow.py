@@ -180,7 +180,9 @@ def test_a_torn_journal_line_is_reported_in_one_line_by_workflow_show(tmp_path):
                             "--store", str(interrupted_store.root)], check=False, capture_output=True, text=True)
     assert shown.returncode == 0, shown.stderr
     assert len(shown.stderr.strip().splitlines()) == 1, shown.stderr
-    assert shown.stderr == f"alp-nb: warning: {run_id}.journal.jsonl line 4 is incomplete (torn write) and was dropped\n"
+    assert shown.stderr == (
+        f"alp-nb: warning: {run_id}.journal.jsonl line 4 is incomplete (torn write) and was dropped\n"
+    )
     assert "journal: calls 1–3 of 3" in shown.stdout.splitlines() and "WARNING" not in shown.stdout
 
 

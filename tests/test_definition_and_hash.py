@@ -16,8 +16,18 @@ from agent_factory import DELETE, build_agent, make_agent
 from pydantic import ValidationError
 
 from alp_nb.agents import (
-    BUILTIN_AGENTS, MODE_IDS, AgentDefinition, AgentRegistryError, WorkflowDefinition, builtin_registry,
-    canonical_json, define_agent, definition_hash, model_for_mode, short_hash, text_output,
+    BUILTIN_AGENTS,
+    MODE_IDS,
+    AgentDefinition,
+    AgentRegistryError,
+    WorkflowDefinition,
+    builtin_registry,
+    canonical_json,
+    define_agent,
+    definition_hash,
+    model_for_mode,
+    short_hash,
+    text_output,
 )
 from alp_nb.workflow import WorkflowError, define_linear_workflow
 

@@ -15,7 +15,12 @@ import pytest
 
 import alp_nb.workflow.executions as executions_module
 from alp_nb.agents import (
-    BUILTIN_AGENTS, builtin_registry, canonical_json, create_agent_registry, define_agent, definition_hash,
+    BUILTIN_AGENTS,
+    builtin_registry,
+    canonical_json,
+    create_agent_registry,
+    define_agent,
+    definition_hash,
 )
 from alp_nb.workflow import EXECUTION_ID, ExecutionStore, FinalizeResult, WorkflowError, define_output_contract
 
@@ -136,8 +141,8 @@ def test_prepare_names_an_executions_folder_that_is_a_file(tmp_path, workspace):
 
 def test_a_null_output_that_passes_its_contract_is_persisted(tmp_path, workspace):
     nullable = define_output_contract("maybe", {"type": ["object", "null"]})
-    registry = create_agent_registry([*(agent for agent in BUILTIN_AGENTS if agent.id != "search"),
-                                      define_agent({**builtin_registry().get("search").model_dump(), "output": nullable})])
+    search = define_agent({**builtin_registry().get("search").model_dump(), "output": nullable})
+    registry = create_agent_registry([*(agent for agent in BUILTIN_AGENTS if agent.id != "search"), search])
     store = ExecutionStore(tmp_path / "executions")
     store.prepare(registry, "search", workspace=workspace, execution_id="exec_null")
     assert store.finalize("exec_null", None, registry=registry).ok

@@ -90,7 +90,8 @@ def test_the_clean_contract_has_no_findings():
     assert lint_contract(LoopContract.from_document(CLEAN)) == ()
 
 
-@pytest.mark.parametrize(("rule_id", "changes"), [(rule_id, CASES[rule_id][0]) for rule_id in sorted(CASES)] + MORE_CASES)
+@pytest.mark.parametrize(("rule_id", "changes"),
+                         [*((rule_id, CASES[rule_id][0]) for rule_id in sorted(CASES)), *MORE_CASES])
 def test_rule_fires_alone_on_the_contract_that_breaks_it(rule_id, changes):
     assert fired(edit(CLEAN, changes)) == {rule_id}
 
@@ -234,7 +235,8 @@ def test_shared_examples_get_exactly_the_snapshotted_findings_and_no_error():
 
 @pytest.mark.parametrize("action", ["read files in the project", "create a local profile"])
 def test_lc112_fires_on_external_effects_only(action):
-    unrecorded = {"state.artifacts": ["progress notes"], "state.update_rule": "Write progress notes after every attempt."}
+    unrecorded = {"state.artifacts": ["progress notes"],
+                  "state.update_rule": "Write progress notes after every attempt."}
 
     def fires(allowed: str) -> bool:
         document = edit(CLEAN, {**unrecorded, "workspace.allowed_actions": [allowed]})

@@ -7,8 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 from loop_contract_samples import CLEAN, DELETE, edit, shared_examples
 from pydantic import ValidationError
 from ruamel.yaml import YAML
@@ -103,7 +102,8 @@ CONTRACT_DOCUMENTS = st.fixed_dictionaries({
     "verification": st.fixed_dictionaries({"gates": st.lists(TEXT, min_size=1, max_size=3),
                                            "receipts": st.lists(TEXT, min_size=1, max_size=3)}),
     "state": st.fixed_dictionaries({"artifacts": st.lists(TEXT, min_size=1, max_size=3), "update_rule": TEXT}),
-    "budget": st.fixed_dictionaries({"max_retries": st.integers(0, 10**6), "max_runtime_minutes": st.integers(1, 10**6)}),
+    "budget": st.fixed_dictionaries({"max_retries": st.integers(0, 10**6),
+                                     "max_runtime_minutes": st.integers(1, 10**6)}),
     "escalation": st.fixed_dictionaries({"conditions": st.lists(TEXT, min_size=1, max_size=3), "destination": TEXT}),
     "exit": st.fixed_dictionaries({"success": TEXT, "stop_without_success": TEXT}),
 })

@@ -15,8 +15,7 @@ from functools import cache
 from typing import Any
 
 import jsonschema
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 from loop_contract_samples import CLEAN, published_schema, shared_examples
 
 from alp_nb.loops import LoopContract, LoopContractError
@@ -24,7 +23,8 @@ from alp_nb.loops.contract import json_path
 
 Location = tuple[str | int, ...]
 
-POOL = [None, True, 0, -1, 3.0, 2.5, "", "x", "manual-bootstrap", [], [""], ["x"], {}, {"role": "r", "responsibility": "s"}]
+POOL = [None, True, 0, -1, 3.0, 2.5, "", "x", "manual-bootstrap", [], [""], ["x"], {},
+        {"role": "r", "responsibility": "s"}]
 """Replacement values: wrong types, empty strings and arrays, bad and good enums, negative and float numbers."""
 
 UNKNOWN_KEYS = ["x-extension", "toString", "constructor", "version"]

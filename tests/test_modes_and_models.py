@@ -6,9 +6,23 @@ import pytest
 from agent_factory import build_agent
 
 from alp_nb.agents import (
-    AUTO_COMPACT_DEFAULT_PERCENT, BUILTIN_IDS, DEFAULT_MODE, FIXED_ROLES, MODE_IDS, MODE_PROFILES,
-    MODEL_CONTEXT_WINDOWS, MODEL_RUNTIMES, AgentError, builtin_registry, default_auto_compact_tokens,
-    home_runtime_for_mode, model_for_mode, parse_mode, runtime_for_mode, runtime_for_model, seat_for_mode,
+    AUTO_COMPACT_DEFAULT_PERCENT,
+    BUILTIN_IDS,
+    DEFAULT_MODE,
+    FIXED_ROLES,
+    MODE_IDS,
+    MODE_PROFILES,
+    MODEL_CONTEXT_WINDOWS,
+    MODEL_RUNTIMES,
+    AgentError,
+    builtin_registry,
+    default_auto_compact_tokens,
+    home_runtime_for_mode,
+    model_for_mode,
+    parse_mode,
+    runtime_for_mode,
+    runtime_for_model,
+    seat_for_mode,
 )
 
 DIAL_MODES = ("low", "medium", "high", "ultra")

@@ -11,15 +11,13 @@ import os
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 from pydantic import ValidationError
 
-from alp_nb.workflow import define_linear_workflow
 from alp_nb.agents import (
+    DEFAULT_CATALOG,
     POLICY_ERROR_CODES,
     AgentDefinitionTarget,
-    DEFAULT_CATALOG,
     AgentError,
     AgentRegistry,
     Allow,
@@ -49,6 +47,7 @@ from alp_nb.agents import (
     raw_runtime_binary,
     text_output,
 )
+from alp_nb.workflow import define_linear_workflow
 
 BUILTIN_IDS = ("main", "worker", "search", "librarian", "read-thread", "review", "oracle", "compaction", "titling")
 SPECIALISTS = BUILTIN_IDS[1:]
@@ -375,7 +374,8 @@ def test_read_in_read_only_execution_is_not_a_read_only_problem(engine, project)
 
 
 def test_path_the_canonicalizer_cannot_resolve_is_refused(project):
-    engine = PolicyEngine(builtin_registry(), canonicalize_path=failing_on(str(project / "src"), message="no such alias"))
+    failing = failing_on(str(project / "src"), message="no such alias")
+    engine = PolicyEngine(builtin_registry(), canonicalize_path=failing)
     decision = denied(engine.decide(workspace("search", "read", project / "src", project)), "PATH_RESOLUTION_FAILED")
     assert decision.reason == "cannot canonicalize workspace path: no such alias"
 

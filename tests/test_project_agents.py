@@ -9,8 +9,13 @@ from custom_agent_files import agent_yaml, skills_dir, with_skill_tool, write_ag
 from pydantic import ValidationError
 
 from alp_nb.agents import (
-    BUILTIN_AGENTS, CODE_CRAFT_RULES, CODE_NATIVE_HOUSE_RULES, AgentError, TextOutputContract,
-    definition_hash, load_project_agents,
+    BUILTIN_AGENTS,
+    CODE_CRAFT_RULES,
+    CODE_NATIVE_HOUSE_RULES,
+    AgentError,
+    TextOutputContract,
+    definition_hash,
+    load_project_agents,
 )
 from alp_nb.agents.agent_file import AgentFile, parse_agent_file
 from alp_nb.agents.ceiling import enforce_ceiling

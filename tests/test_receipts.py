@@ -54,7 +54,7 @@ def test_a_receipt_missing_a_field_is_an_error_naming_it(outcome, missing):
 def test_a_blank_text_field_counts_as_missing(outcome):
     text_field = next(name for name in SEED_TABLE[outcome] if isinstance(VALUES[name], str))
     fields = {name: VALUES[name] for name in SEED_TABLE[outcome]} | {text_field: "  "}
-    with pytest.raises(LoopContractError, match="RECEIPT|needs"):
+    with pytest.raises(LoopContractError, match=r"RECEIPT|needs"):
         make_receipt(outcome, **fields)
 
 

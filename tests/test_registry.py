@@ -11,8 +11,17 @@ from agent_factory import DELETE, build_agent, make_agent
 from pydantic import ValidationError
 
 from alp_nb.agents import (
-    DEFAULT_CATALOG, MCP_SERVER_CATALOG, SKILL_CATALOG, SUBAGENT_CATALOG, TOOL_CATALOG, AgentError,
-    AgentRegistry, AgentRegistryError, CapabilityCatalog, McpServerCatalogEntry, SubagentCatalogEntry,
+    DEFAULT_CATALOG,
+    MCP_SERVER_CATALOG,
+    SKILL_CATALOG,
+    SUBAGENT_CATALOG,
+    TOOL_CATALOG,
+    AgentError,
+    AgentRegistry,
+    AgentRegistryError,
+    CapabilityCatalog,
+    McpServerCatalogEntry,
+    SubagentCatalogEntry,
     create_agent_registry,
 )
 

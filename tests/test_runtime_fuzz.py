@@ -9,12 +9,11 @@ import tempfile
 import warnings
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 from runtime_support import registry
 
-from alp_nb.runtime import RunStore, WorkflowInputError, WorkflowMeta, read_journal, run_workflow, validate_meta
 from alp_nb.base.jsonline import line_encoder
+from alp_nb.runtime import RunStore, WorkflowInputError, WorkflowMeta, read_journal, run_workflow, validate_meta
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 json_values = st.recursive(

@@ -2,8 +2,7 @@
 every run reaches a finite terminal state with a receipt and, when it did not finish, a named owner;
 and every effect it made outside is either checkpointed or named in that final receipt."""
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from alp_nb.loops.contract import Budget, Escalation, LoopContract
 from alp_nb.loops.decision import TERMINAL_OUTCOMES, Evidence

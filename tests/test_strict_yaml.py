@@ -2,8 +2,7 @@
 and whatever ``dump_strict_yaml`` writes reads back unchanged."""
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from alp_nb.base.strict_yaml import dump_strict_yaml, load_strict_yaml
 

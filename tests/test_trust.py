@@ -16,7 +16,13 @@ import pytest
 from custom_agent_files import skills_dir, write_agent, write_skill
 
 from alp_nb.agents import (
-    BUILTIN_AGENTS, AgentError, Authority, TrustStore, definition_hash, diff_authority, load_project_agents,
+    BUILTIN_AGENTS,
+    AgentError,
+    Authority,
+    TrustStore,
+    definition_hash,
+    diff_authority,
+    load_project_agents,
     project_registry,
 )
 from alp_nb.agents.trust import default_trust_path

@@ -12,8 +12,15 @@ from IPython.lib.pretty import pretty
 
 from alp_nb.agents import builtin_registry, project_registry
 from alp_nb.workflow import (
-    RUN_STATUSES, ExecutionStore, WorkflowError, WorkflowExecutionState, WorkflowRunner, WorkflowSession,
-    define_linear_workflow, define_output_contract, text_output,
+    RUN_STATUSES,
+    ExecutionStore,
+    WorkflowError,
+    WorkflowExecutionState,
+    WorkflowRunner,
+    WorkflowSession,
+    define_linear_workflow,
+    define_output_contract,
+    text_output,
 )
 
 HOSTILE = '<script>alert("x")</script>'

@@ -15,13 +15,18 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import Phase, event, settings
-from hypothesis import strategies as st
+from hypothesis import Phase, event, settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 
 from alp_nb.workflow import (
-    LIVE_STATUSES, MAX_OUTPUT_REPAIR_ATTEMPTS, RUN_STATUSES, WorkflowError, WorkflowExecutionState, WorkflowRunner,
-    define_linear_workflow, text_output,
+    LIVE_STATUSES,
+    MAX_OUTPUT_REPAIR_ATTEMPTS,
+    RUN_STATUSES,
+    WorkflowError,
+    WorkflowExecutionState,
+    WorkflowRunner,
+    define_linear_workflow,
+    text_output,
 )
 
 TOOLS = ("Read", "Grep", "Glob", "Bash", "Write", "Edit")
@@ -203,7 +208,7 @@ def test_random_runs_reach_all_six_statuses():
     deterministic, and a status the runner never produced fails it."""
     REACHED.clear()
     run_state_machine_as_test(WorkflowRules, settings=settings(RULES_SETTINGS, derandomize=True, database=None))
-    assert REACHED == set(RUN_STATUSES)
+    assert set(RUN_STATUSES) == REACHED
 
 
 def test_the_model_detects_a_runner_that_breaks_a_hard_rule(monkeypatch):

@@ -13,8 +13,17 @@ from pydantic import BaseModel, ValidationError
 
 from alp_nb.agents import BUILTIN_AGENTS, TOOL_CATALOG
 from alp_nb.workflow import (
-    MAX_OUTPUT_REPAIR_ATTEMPTS, WorkflowDefinition, WorkflowError, WorkflowExecutionState, WorkflowRunner,
-    WorkflowState, advance_to_output, define_linear_workflow, define_output_contract, effective_tools, text_output,
+    MAX_OUTPUT_REPAIR_ATTEMPTS,
+    WorkflowDefinition,
+    WorkflowError,
+    WorkflowExecutionState,
+    WorkflowRunner,
+    WorkflowState,
+    advance_to_output,
+    define_linear_workflow,
+    define_output_contract,
+    effective_tools,
+    text_output,
 )
 
 BUILTINS = {agent.id: agent for agent in BUILTIN_AGENTS}

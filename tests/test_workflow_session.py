@@ -9,7 +9,11 @@ import pytest
 
 from alp_nb.agents import builtin_registry
 from alp_nb.workflow import (
-    WorkflowDefinition, WorkflowError, WorkflowSession, WorkflowState, define_linear_workflow,
+    WorkflowDefinition,
+    WorkflowError,
+    WorkflowSession,
+    WorkflowState,
+    define_linear_workflow,
     define_output_contract,
 )
 

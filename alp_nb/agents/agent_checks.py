@@ -12,10 +12,11 @@ from __future__ import annotations
 import os
 from typing import Literal
 
+from alp_nb.base.frozen import FrozenModel
+
 from .catalog import RUNTIME_IDS
 from .ceiling import KEBAB_CASE
 from .definition import AgentDefinition
-from alp_nb.base.frozen import FrozenModel
 from .identity import render_instructions
 from .modes import DEFAULT_MODE, parse_mode
 from .project_skills import SKILL_MANIFEST

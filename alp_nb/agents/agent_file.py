@@ -14,10 +14,10 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 from pydantic.alias_generators import to_camel
 
+from alp_nb.base.frozen import validation_issues
 from alp_nb.base.strict_yaml import load_strict_yaml
 
 from .catalog import REASONING_EFFORTS, TOOL_CATALOG
-from alp_nb.base.frozen import validation_issues
 
 AGENT_FILE_NAME = "agent.yaml"
 AGENT_FILE_MAX_BYTES = 32 * 1024
@@ -25,12 +25,13 @@ AGENT_FILE_SCHEMA_VERSION = 1
 MAX_WORKFLOW_STATES = 12
 
 HouseRules = Literal["none", "code-native", "code-native+craft"]
-Effort = Literal[REASONING_EFFORTS]  # type: ignore[valid-type]
-Tool = Literal[TOOL_CATALOG]  # type: ignore[valid-type]
-
-
-def _text(max_length: int):
-    return Annotated[str, StringConstraints(min_length=1, max_length=max_length)]
+Effort = Literal[REASONING_EFFORTS]  # type: ignore[valid-type]  # a Literal built from the catalog at run time
+Tool = Literal[TOOL_CATALOG]  # type: ignore[valid-type]  # a Literal built from the catalog at run time
+Name = Annotated[str, StringConstraints(min_length=1, max_length=64)]
+ModelName = Annotated[str, StringConstraints(min_length=1, max_length=200)]
+RoleText = Annotated[str, StringConstraints(min_length=1, max_length=240)]
+PurposeText = Annotated[str, StringConstraints(min_length=1, max_length=1000)]
+RootPath = Annotated[str, StringConstraints(min_length=1, max_length=4096)]
 
 
 class _FileModel(BaseModel):
@@ -43,8 +44,8 @@ class _FileModel(BaseModel):
 
 
 class FileModels(_FileModel):
-    claude: _text(200)
-    codex: _text(200)
+    claude: ModelName
+    codex: ModelName
 
 
 class FileEfforts(_FileModel):
@@ -58,8 +59,8 @@ class FileAutoCompact(_FileModel):
 
 
 class FileInstructions(_FileModel):
-    role: _text(240)
-    purpose: _text(1000)
+    role: RoleText
+    purpose: PurposeText
     house_rules: HouseRules = "code-native"
     rules: list[Annotated[str, StringConstraints(min_length=1)]] = []
 
@@ -70,8 +71,8 @@ class FileMemory(_FileModel):
 
 
 class FileWorkspace(_FileModel):
-    read_roots: list[_text(4096)] = []
-    write_roots: list[_text(4096)] = []
+    read_roots: list[RootPath] = []
+    write_roots: list[RootPath] = []
 
 
 class FileCapabilities(_FileModel):
@@ -84,7 +85,7 @@ class FileCapabilities(_FileModel):
 
 
 class FileState(_FileModel):
-    id: _text(64)
+    id: Name
     allowed_tools: list[Tool] = []
 
 
@@ -96,8 +97,8 @@ class AgentFile(_FileModel):
     """The closed schema of ``agent.yaml``, schemaVersion 1."""
 
     schema_version: Literal[1]
-    id: _text(64)
-    display_name: _text(64)
+    id: Name
+    display_name: Name
     model: FileModels
     reasoning_effort: FileEfforts
     auto_compact_tokens: FileAutoCompact | None = None

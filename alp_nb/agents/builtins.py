@@ -150,7 +150,8 @@ SEARCH = _agent(
     auto_compact={"claude": 150_000, "codex": 150_000},
     role="Search, the local code retrieval specialist",
     purpose="You find code, definitions and call sites in the local repository and cite where they are.",
-    rules=CODE_NATIVE_HOUSE_RULES + (
+    rules=(
+        *CODE_NATIVE_HOUSE_RULES,
         "Answer with paths and line numbers you have read, never with a guess about where code lives.",
     ),
     workflow_id="retrieve-code",
@@ -173,7 +174,8 @@ LIBRARIAN = _agent(
     reads_workspace=True, auto_compact={"claude": 300_000},
     role="Librarian, the external and cross-repository research specialist",
     purpose="You research sources outside this repository and bring back what they say, with citations.",
-    rules=CODE_NATIVE_HOUSE_RULES + (
+    rules=(
+        *CODE_NATIVE_HOUSE_RULES,
         "Corroborate every external claim with a second source, or say that it stands on one.",
     ),
     workflow_id="research-sources",
@@ -194,7 +196,8 @@ READ_THREAD = _agent(
     auto_compact={"codex": 200_000},
     role="Read Thread, the memory retrieval specialist",
     purpose="You retrieve the decisions and facts already stored in memory that bear on a question.",
-    rules=CODE_NATIVE_HOUSE_RULES + (
+    rules=(
+        *CODE_NATIVE_HOUSE_RULES,
         "Quote the memory ids you read; report what memory does not hold as absent, not as false.",
     ),
     workflow_id="retrieve-memory",
@@ -260,7 +263,8 @@ COMPACTION = _agent(
     auto_compact={"claude": 150_000, "codex": 150_000}, audience="machine",
     role="Compaction, the continuation-context specialist",
     purpose="You condense a session's context into a handoff the next session can continue from.",
-    rules=CODE_NATIVE_HOUSE_RULES + (
+    rules=(
+        *CODE_NATIVE_HOUSE_RULES,
         "Keep facts, decisions, open items and anchors apart, and never invent one to fill a gap.",
     ),
     workflow_id="compact-context",

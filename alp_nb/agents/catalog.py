@@ -7,8 +7,9 @@ grant is refused until a caller supplies a catalog that names it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Literal, Mapping
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -47,7 +48,7 @@ class McpServerCatalogEntry(BaseModel):
 
     @field_validator("env", mode="after")
     @classmethod
-    def _freeze_env(cls, env):
+    def _freeze_env(cls, env: Mapping[str, str] | None) -> Mapping[str, str] | None:
         return None if env is None else MappingProxyType(dict(env))
 
 
@@ -61,7 +62,7 @@ class CapabilityCatalog(BaseModel):
 
     @field_validator("subagents", "mcp_servers", mode="after")
     @classmethod
-    def _freeze(cls, entries):
+    def _freeze(cls, entries: Mapping[str, BaseModel]) -> Mapping[str, BaseModel]:
         return MappingProxyType(dict(entries))
 
 

@@ -10,14 +10,18 @@ The models check structure only; the meaning of each grant is checked by
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import StrictFloat, StrictInt, ValidationError
 
-from .errors import AgentRegistryError
 from alp_nb.base.frozen import FrozenModel, validation_issues
+
+from .errors import AgentRegistryError
 from .output_contract import OutputContractField
 from .workflow_definition import WorkflowDefinition
+
+if TYPE_CHECKING:
+    from IPython.lib.pretty import RepresentationPrinter
 
 
 class RuntimeModelMap(FrozenModel):
@@ -98,7 +102,7 @@ class AgentDefinition(FrozenModel):
 
         return agent_card_html(self)
 
-    def _repr_pretty_(self, printer, cycle) -> None:
+    def _repr_pretty_(self, printer: RepresentationPrinter, cycle: bool) -> None:
         from alp_nb.viz.agents import agent_card_text
 
         printer.text(agent_card_text(self))

@@ -7,8 +7,9 @@ never enters the definition hash.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Mapping, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from .errors import AgentError
 from .runtimes import runtime_for_model
@@ -68,7 +69,7 @@ MODE_PROFILES: Mapping[str, Mapping[str, Seat]] = MappingProxyType({
 def parse_mode(value: object) -> str:
     """Return ``value`` if it names a mode, else refuse it with ALP's message."""
     if value in MODE_IDS:
-        return value  # type: ignore[return-value]
+        return value
     raise AgentError(
         "INVALID_MODE", f"mode must be one of {', '.join(MODE_IDS)}, received `{value}`"
     )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Self
 
 from pydantic import PlainSerializer, PlainValidator, WithJsonSchema
 
@@ -20,6 +20,7 @@ from .errors import AgentError
 
 if TYPE_CHECKING:
     import jsonschema
+    from IPython.lib.pretty import RepresentationPrinter
 
 TEXT_OUTPUT_SCHEMA: Mapping[str, Any] = freeze({"type": "string", "minLength": 1})
 JS_TRIMMED = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
@@ -41,7 +42,7 @@ class OutputValidation:
 
         return validation_html(self)
 
-    def _repr_pretty_(self, printer, cycle) -> None:
+    def _repr_pretty_(self, printer: RepresentationPrinter, cycle: bool) -> None:
         from alp_nb.viz.workflows import validation_text
 
         printer.text(validation_text(self))
@@ -79,7 +80,7 @@ class OutputContract:
                                  f"points nowhere in the schema: `{reference}` (only local `#/...` references)")
         return validator_class(plain)
 
-    def __deepcopy__(self, memo: dict | None = None):
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Self:
         """Deep-frozen, so a deep copy is the contract itself."""
         return self
 
@@ -98,7 +99,7 @@ class OutputContract:
 
         return output_contract_html(self)
 
-    def _repr_pretty_(self, printer, cycle) -> None:
+    def _repr_pretty_(self, printer: RepresentationPrinter, cycle: bool) -> None:
         from alp_nb.viz.workflows import output_contract_text
 
         printer.text(output_contract_text(self))

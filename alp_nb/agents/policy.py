@@ -15,15 +15,32 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from alp_nb.base.frozen import validation_issues
+
 from .definition import AgentDefinition
 from .errors import AgentError
-from alp_nb.base.frozen import validation_issues
 from .memory import memory_grant_covers, private_owner
 from .paths import canonicalize_path, is_within
 from .policy_requests import (
-    POLICY_REQUEST, REQUEST_MODELS, REQUEST_TYPES, Allow, Authorization, ConfigurationRequest, DelegationRequest,
-    Deny, McpRequest, MemoryRequest, PolicyDecision, PolicySourceTarget, RequireApproval,
-    SkillRequest, SubagentRequest, ToolRequest, WorkspaceRequest,
+    POLICY_REQUEST,
+    REQUEST_MODELS,
+    REQUEST_TYPES,
+    Allow,
+    Authorization,
+    ConfigurationRequest,
+    DelegationRequest,
+    Deny,
+    LaunchScope,
+    McpRequest,
+    MemoryRequest,
+    PolicyDecision,
+    PolicyRequest,
+    PolicySourceTarget,
+    RequireApproval,
+    SkillRequest,
+    SubagentRequest,
+    ToolRequest,
+    WorkspaceRequest,
 )
 from .registry import AgentRegistry
 
@@ -93,7 +110,7 @@ class PolicyEngine:
         decision = self._identity(parsed)
         if isinstance(decision, Deny) or not isinstance(parsed, WorkspaceRequest) or parsed.launch is None:
             return decision
-        return self._launch(parsed)
+        return self._launch(parsed, parsed.launch)
 
     def authorize(self, request: Any, approve: Approver | None = None) -> Authorization:
         """decide, with a question answered by ``approve`` or, with no approver, refused."""
@@ -114,7 +131,7 @@ class PolicyEngine:
             reason=f"approval required ({decision.rule}) and the principal declined: {decision.prompt}",
         )
 
-    def _parse(self, request: Any):
+    def _parse(self, request: Any) -> PolicyRequest | Deny:
         typed = isinstance(request, REQUEST_MODELS)
         data = request.model_dump() if typed else request
         if not isinstance(data, Mapping) or not isinstance(data.get("actor"), str) or not data["actor"]:
@@ -132,7 +149,7 @@ class PolicyEngine:
             problems = "; ".join(validation_issues(error, "request", skip=1))
             return Deny(code="UNKNOWN_REQUEST", reason=f"{UNRECOGNIZED}: {request['type']} request {problems}")
 
-    def _identity(self, request) -> Allow | Deny:
+    def _identity(self, request: PolicyRequest) -> Allow | Deny:
         actor = self.registry.get(request.actor)
         if isinstance(request, DelegationRequest):
             return self._delegation(actor, request)
@@ -228,8 +245,7 @@ class PolicyEngine:
         return _granted(request.tool in actor.capabilities.tools, "TOOL_NOT_GRANTED",
                         f"`{request.tool}` is not granted to `{actor.id}`")
 
-    def _launch(self, request: WorkspaceRequest) -> Allow | Deny | RequireApproval:
-        launch = request.launch
+    def _launch(self, request: WorkspaceRequest, launch: LaunchScope) -> Allow | Deny | RequireApproval:
         try:
             root = self._canonicalize(launch.root)
             project = self._canonicalize(launch.project)

@@ -6,11 +6,14 @@ with ALP's camelCase (or snake_case) keys, discriminated by ``type``.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Literal, get_args
 
 from pydantic import Field, TypeAdapter
 
 from alp_nb.base.frozen import FrozenModel
+
+if TYPE_CHECKING:
+    from IPython.lib.pretty import RepresentationPrinter
 
 
 class DelegationRequest(FrozenModel):
@@ -63,7 +66,7 @@ class ConfigurationRequest(FrozenModel):
     type: Literal["configuration"] = "configuration"
     actor: str
     operation: Literal["write"] = "write"
-    target: Annotated[Union[PolicySourceTarget, AgentDefinitionTarget], Field(discriminator="kind")]
+    target: Annotated[PolicySourceTarget | AgentDefinitionTarget, Field(discriminator="kind")]
 
 
 class ToolRequest(FrozenModel):
@@ -91,11 +94,12 @@ class McpRequest(FrozenModel):
     server: str
 
 
-REQUEST_MODELS = (
-    DelegationRequest, MemoryRequest, WorkspaceRequest, ConfigurationRequest,
-    ToolRequest, SkillRequest, SubagentRequest, McpRequest,
-)
-PolicyRequest = Annotated[Union[REQUEST_MODELS], Field(discriminator="type")]
+PolicyRequest = Annotated[
+    DelegationRequest | MemoryRequest | WorkspaceRequest | ConfigurationRequest | ToolRequest | SkillRequest
+    | SubagentRequest | McpRequest,
+    Field(discriminator="type"),
+]
+REQUEST_MODELS: tuple[type[FrozenModel], ...] = get_args(get_args(PolicyRequest)[0])
 POLICY_REQUEST = TypeAdapter(PolicyRequest)
 REQUEST_TYPES = ("delegation", "memory", "workspace", "configuration", "tool", "skill", "subagent", "mcp")
 
@@ -135,7 +139,7 @@ class Authorization(FrozenModel):
 
         return authorization_html(self)
 
-    def _repr_pretty_(self, printer, cycle) -> None:
+    def _repr_pretty_(self, printer: RepresentationPrinter, cycle: bool) -> None:
         from alp_nb.viz.agents import authorization_text
 
         printer.text(authorization_text(self))

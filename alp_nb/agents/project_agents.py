@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from types import MappingProxyType
+
+from alp_nb.base.frozen import FrozenMapping, FrozenModel
 
 from .agent_file import AGENT_FILE_NAME, AgentFile, read_agent_file
 from .builtins import BUILTIN_AGENTS, CODE_CRAFT_RULES, CODE_NATIVE_HOUSE_RULES
@@ -17,7 +20,6 @@ from .catalog import CapabilityCatalog
 from .ceiling import enforce_ceiling
 from .definition import AgentDefinition, SkillBinding, define_agent
 from .errors import AgentError
-from alp_nb.base.frozen import FrozenMapping, FrozenModel
 from .output_contract import text_output
 from .project_skills import resolve_project_skills
 from .registry import check_definition
@@ -51,7 +53,7 @@ class ProjectAgents(FrozenModel):
     project: str
     agents_directory: str
     loaded: tuple[AgentDefinition, ...] = ()
-    source_paths: FrozenMapping[str] = {}
+    source_paths: FrozenMapping[str] = MappingProxyType({})
     failed: tuple[AgentFileFailure, ...] = ()
     overlays: tuple[SkillOverlay, ...] = ()
 
@@ -85,8 +87,11 @@ def load_project_agents(
                 loaded.append(outcome)
                 sources[outcome.id] = str(agent_file)
         elif agent_dir.name in builtin_by_id and (agent_dir / "skills").is_dir():
-            outcome = _load_overlay(agent_dir, project, builtin_by_id[agent_dir.name], catalog, shipped)
-            (failed if isinstance(outcome, AgentFileFailure) else overlays).append(outcome)
+            overlay = _load_overlay(agent_dir, project, builtin_by_id[agent_dir.name], catalog, shipped)
+            if isinstance(overlay, AgentFileFailure):
+                failed.append(overlay)
+            else:
+                overlays.append(overlay)
     return ProjectAgents(
         project=str(project), agents_directory=str(directory), loaded=tuple(loaded),
         source_paths=sources, failed=tuple(failed), overlays=tuple(overlays),

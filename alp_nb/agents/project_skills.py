@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Literal
 
 from .definition import SkillBinding
 from .paths import is_within
@@ -33,25 +34,22 @@ def resolve_project_skills(
     issues: list[str] = []
     entries = sorted(os.scandir(skills_dir), key=lambda entry: entry.name)
     for entry in entries:
-        where = f"skills/{entry.name}"
-        if entry.is_symlink():
-            name, kind, target, problem = entry.name, "symlink", *_follow_link(entry.path)
-            allowed = link_roots
-        elif entry.is_dir():
-            name, kind, target, problem = entry.name, "directory", os.path.realpath(entry.path), None
-            allowed = [own_root]
-        elif entry.name.endswith(SKILLREF_SUFFIX) and entry.is_file():
-            name, kind = entry.name.removesuffix(SKILLREF_SUFFIX), "skillref"
-            target, problem = _read_skillref(Path(entry.path), skills_dir)
-            allowed = link_roots
-        else:
-            issues.append(f"{where}: a loose file; a project skill is a directory, a symlink or a "
-                          f"`<name>{SKILLREF_SUFFIX}` file")
-            continue
-        if problem is None:
-            problem = _check_target(target, allowed)
-        if problem is not None:
-            issues.append(f"{where}: {problem}")
+        kind: Literal["directory", "symlink", "skillref"]
+        name = entry.name
+        try:
+            if entry.is_symlink():
+                kind, target, allowed = "symlink", _follow_link(entry.path), link_roots
+            elif entry.is_dir():
+                kind, target, allowed = "directory", os.path.realpath(entry.path), [own_root]
+            elif entry.name.endswith(SKILLREF_SUFFIX) and entry.is_file():
+                name = entry.name.removesuffix(SKILLREF_SUFFIX)
+                kind, target, allowed = "skillref", _read_skillref(Path(entry.path), skills_dir), link_roots
+            else:
+                raise _Refused(f"a loose file; a project skill is a directory, a symlink or a "
+                               f"`<name>{SKILLREF_SUFFIX}` file")
+            _check_target(target, allowed)
+        except _Refused as refused:
+            issues.append(f"skills/{entry.name}: {refused}")
         else:
             bindings.append(SkillBinding(name=name, kind=kind, path=target))
     skills = len(entries)
@@ -60,38 +58,41 @@ def resolve_project_skills(
     return tuple(bindings), tuple(issues)
 
 
-def _follow_link(path: str) -> tuple[str | None, str | None]:
+class _Refused(Exception):
+    """Why one ``skills/`` entry binds nothing; always caught above and reported as an issue."""
+
+
+def _follow_link(path: str) -> str:
     """One hop only: the link's own target, which must exist and not be a link itself."""
     link = os.readlink(path)
     target = os.path.normpath(os.path.join(os.path.dirname(path), link))
     if os.path.islink(target):
-        return None, f"links to `{link}`, which is itself a link; a skill link must resolve in one hop"
+        raise _Refused(f"links to `{link}`, which is itself a link; a skill link must resolve in one hop")
     if not os.path.exists(target):
-        return None, f"is a dangling link to `{link}`"
-    return os.path.realpath(target), None
+        raise _Refused(f"is a dangling link to `{link}`")
+    return os.path.realpath(target)
 
 
-def _read_skillref(path: Path, skills_dir: Path) -> tuple[str | None, str | None]:
+def _read_skillref(path: Path, skills_dir: Path) -> str:
     try:
         lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     except (OSError, UnicodeDecodeError) as error:
-        return None, f"cannot be read: {error}"
+        raise _Refused(f"cannot be read: {error}") from None
     if len(lines) != 1:
-        return None, f"names {len(lines)} paths; a skillref holds exactly one relative path"
+        raise _Refused(f"names {len(lines)} paths; a skillref holds exactly one relative path")
     if os.path.isabs(lines[0]):
-        return None, f"names the absolute path `{lines[0]}`; a skillref path must be relative"
+        raise _Refused(f"names the absolute path `{lines[0]}`; a skillref path must be relative")
     target = os.path.join(skills_dir, lines[0])
     if not os.path.exists(target):
-        return None, f"points at `{lines[0]}`, which does not exist"
-    return os.path.realpath(target), None
+        raise _Refused(f"points at `{lines[0]}`, which does not exist")
+    return os.path.realpath(target)
 
 
-def _check_target(target: str, allowed_roots: list[str]) -> str | None:
+def _check_target(target: str, allowed_roots: list[str]) -> None:
     if not any(is_within(target, root) for root in allowed_roots):
-        return (f"escapes to `{target}`; a project skill must stay inside "
-                f"{' or '.join(f'`{root}`' for root in allowed_roots)}")
+        raise _Refused(f"escapes to `{target}`; a project skill must stay inside "
+                       f"{' or '.join(f'`{root}`' for root in allowed_roots)}")
     if not os.path.isdir(target):
-        return f"resolves to `{target}`, which is not a directory"
+        raise _Refused(f"resolves to `{target}`, which is not a directory")
     if not os.path.isfile(os.path.join(target, SKILL_MANIFEST)):
-        return f"has no {SKILL_MANIFEST}"
-    return None
+        raise _Refused(f"has no {SKILL_MANIFEST}")

@@ -23,6 +23,7 @@ from .runtimes import AUTO_COMPACT_MAX_TOKENS, AUTO_COMPACT_MIN_TOKENS, MODEL_CO
 
 if TYPE_CHECKING:
     import networkx as nx
+    from IPython.lib.pretty import RepresentationPrinter
 
 PRINCIPAL = "principal"
 INSTRUCTION_AUDIENCES = ("principal", "machine")
@@ -31,7 +32,10 @@ INSTRUCTION_AUDIENCES = ("principal", "machine")
 class AgentRegistry:
     """The validated, frozen set of roles that policy consults (attributes cannot be set)."""
 
-    __slots__ = ("_definitions", "_by_id", "catalog")
+    __slots__ = ("_by_id", "_definitions", "catalog")
+    _definitions: tuple[AgentDefinition, ...]
+    _by_id: Mapping[str, AgentDefinition]
+    catalog: CapabilityCatalog
 
     def __init__(self, definitions: tuple[AgentDefinition, ...], catalog: CapabilityCatalog) -> None:
         object.__setattr__(self, "_definitions", definitions)
@@ -67,7 +71,7 @@ class AgentRegistry:
     def ids(self) -> tuple[str, ...]:
         return tuple(self._by_id)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[AgentDefinition]:
         return iter(self._definitions)
 
     def __len__(self) -> int:
@@ -84,7 +88,7 @@ class AgentRegistry:
         """
         import networkx as nx  # only drawing and graph questions need it
 
-        graph = nx.DiGraph()
+        graph: nx.DiGraph[str] = nx.DiGraph()
         for definition in self._definitions:
             graph.add_node(
                 definition.id, display_name=definition.display_name, reports_to=definition.reports_to
@@ -105,7 +109,7 @@ class AgentRegistry:
 
         return agent_registry_html(self)
 
-    def _repr_pretty_(self, printer, cycle) -> None:
+    def _repr_pretty_(self, printer: RepresentationPrinter, cycle: bool) -> None:
         from alp_nb.viz.agents import agent_registry_text
 
         printer.text(agent_registry_text(self))
@@ -194,7 +198,7 @@ def _auto_compact_problems(definition: AgentDefinition) -> Problems:
         if tokens is None:
             continue
         prefix = f"has {runtime} auto-compact threshold `{_number(tokens)}`"
-        whole = isinstance(tokens, int) and not isinstance(tokens, bool) or (
+        whole = (isinstance(tokens, int) and not isinstance(tokens, bool)) or (
             isinstance(tokens, float) and tokens.is_integer()
         )
         model = getattr(definition.model, runtime)
@@ -336,7 +340,7 @@ def _check_cycles(definitions: list[AgentDefinition]) -> None:
                 visiting.discard(done)
                 visited.add(done)
             elif target in visiting:
-                cycle = trail[trail.index(target):] + [target]
+                cycle = [*trail[trail.index(target):], target]
                 raise AgentRegistryError("INVALID_DELEGATION", f"delegation cycle: {' -> '.join(cycle)}")
             elif target not in visited:
                 trail.append(target)

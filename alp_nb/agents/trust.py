@@ -15,18 +15,18 @@ import os
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
 from pydantic import ValidationError
 
 from alp_nb.base.atomic_file import write_atomic
+from alp_nb.base.frozen import FrozenModel
 
 from .catalog import RUNTIME_IDS
 from .definition import AgentDefinition, RuntimeModelMap
 from .errors import AgentError
-from alp_nb.base.frozen import FrozenModel
 from .hashing import definition_hash
 from .paths import canonicalize_path
 
@@ -137,7 +137,7 @@ class TrustStore:
             project=canonicalize_path(os.fspath(project)),
             id=definition.id,
             definition_hash=definition_hash(definition),
-            trusted_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            trusted_at=datetime.now(UTC).isoformat(timespec="seconds"),
             source_path=source_path,
             authority=Authority.of(definition),
         )

@@ -11,10 +11,11 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from alp_nb.base.frozen import FrozenModel
+
 from .builtins import BUILTIN_AGENTS
 from .catalog import CapabilityCatalog
 from .definition import AgentDefinition
-from alp_nb.base.frozen import FrozenModel
 from .project_agents import ProjectAgents, load_project_agents
 from .registry import AgentRegistry, create_agent_registry
 from .trust import TrustStore

@@ -8,10 +8,14 @@ from user input (``define_linear_workflow``) and runs it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from alp_nb.base.frozen import FrozenMapping, FrozenModel
 
 from .errors import AgentError
+
+if TYPE_CHECKING:
+    from IPython.lib.pretty import RepresentationPrinter
 
 
 class WorkflowState(FrozenModel):
@@ -65,7 +69,7 @@ class WorkflowDefinition(FrozenModel):
         findings = []
         if self.initial not in self.states:
             findings.append(f"unknown initial state `{self.initial}`")
-        graph = nx.DiGraph()
+        graph: nx.DiGraph[str] = nx.DiGraph()
         graph.add_nodes_from(self.states)
         for state_id, state in self.states.items():
             if state.terminal and state.transitions:
@@ -98,7 +102,7 @@ class WorkflowDefinition(FrozenModel):
 
         return workflow_html(self)
 
-    def _repr_pretty_(self, printer, cycle) -> None:
+    def _repr_pretty_(self, printer: RepresentationPrinter, cycle: bool) -> None:
         from alp_nb.viz.workflows import workflow_text
 
         printer.text(workflow_text(self))

@@ -8,15 +8,16 @@ from .lazy import lazy_exports
 if TYPE_CHECKING:
     from .atomic_file import write_atomic as write_atomic
     from .errors import AlpError as AlpError
-    from .frozen import FrozenJson as FrozenJson
-    from .frozen import FrozenMapping as FrozenMapping
-    from .frozen import FrozenModel as FrozenModel
-    from .frozen import freeze as freeze
-    from .frozen import thaw as thaw
-    from .frozen import validation_issues as validation_issues
+    from .frozen import (
+        FrozenJson as FrozenJson,
+        FrozenMapping as FrozenMapping,
+        FrozenModel as FrozenModel,
+        freeze as freeze,
+        thaw as thaw,
+        validation_issues as validation_issues,
+    )
     from .jsonline import line_encoder as line_encoder
     from .schema_errors import error_location as error_location
-    from .strict_yaml import dump_strict_yaml as dump_strict_yaml
-    from .strict_yaml import load_strict_yaml as load_strict_yaml
+    from .strict_yaml import dump_strict_yaml as dump_strict_yaml, load_strict_yaml as load_strict_yaml
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)

@@ -1,14 +1,12 @@
 """The root of every error alp_nb raises on purpose: a stable ``code`` beside the message.
 
 Each layer derives its own class from ``AlpError`` and publishes the codes it
-raises as a table (code → meaning), so a program can branch on ``code`` and a
-person can look every code up in one place (``docs/design.md`` "Error codes").
+raises as a constant, so a program can branch on ``code`` and a person can look
+every code up in one place (README "Error codes").
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from types import MappingProxyType
 from typing import ClassVar
 
 
@@ -16,10 +14,10 @@ class AlpError(Exception):
     """An error with a stable ``code`` (for programs) and a ``message`` (for people); it pickles
     with both, so it survives a trip through a subprocess or an executor.
 
-    ``codes`` is the table of every code the class (and its layer) raises.
+    ``codes`` lists every code raised with exactly this class; each layer's class publishes its table.
     """
 
-    codes: ClassVar[Mapping[str, str]] = MappingProxyType({})
+    codes: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)

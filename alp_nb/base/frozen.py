@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Self, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, PlainSerializer, ValidationError
 from pydantic.alias_generators import to_camel
@@ -26,7 +26,7 @@ class FrozenModel(BaseModel):
         validate_by_alias=True,
     )
 
-    def __deepcopy__(self, memo: dict | None = None):
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Self:
         """Deep-frozen, so a deep copy is the value itself (read-only mappings cannot be copied)."""
         return self
 

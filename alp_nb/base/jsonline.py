@@ -26,7 +26,7 @@ def line_encoder(*, sort_keys: bool = False, compact: bool = False, allow_nan: b
     raises RecursionError, which callers treat as bad input.
     """
     item_separator, key_separator = (",", ":") if compact else (", ", ": ")
-    make = _stdlib.c_make_encoder
+    make = getattr(_stdlib, "c_make_encoder", None)  # private to the json package, so typeshed leaves it out
     if make is None:  # an interpreter without the C accelerator
         return json.JSONEncoder(sort_keys=sort_keys, separators=(item_separator, key_separator),
                                 ensure_ascii=False, allow_nan=allow_nan, default=default).encode

@@ -16,7 +16,7 @@ def error_location(error: jsonschema.ValidationError) -> tuple[str | int, ...]:
     """Where a jsonschema error is. A missing property is placed at its own path (``summary.title``),
     as ALP's contracts and pydantic report it, not at the object that lacks it (jsonschema's place)."""
     location = tuple(error.absolute_path)
-    if error.validator == "required":
+    if error.validator == "required" and isinstance(error.validator_value, list):
         missing = [name for name in error.validator_value if error.message == f"{name!r} is a required property"]
         location += tuple(missing[:1])
     return location

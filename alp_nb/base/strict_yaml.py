@@ -15,8 +15,9 @@ from collections.abc import Mapping
 
 from ruamel.yaml import YAML
 from ruamel.yaml.constructor import DuplicateKeyError
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.error import MarkedYAMLError, StreamMark, YAMLError
 from ruamel.yaml.events import AliasEvent, DocumentStartEvent, NodeEvent, ScalarEvent
+from ruamel.yaml.nodes import ScalarNode
 from ruamel.yaml.representer import SafeRepresenter
 from ruamel.yaml.resolver import VersionedResolver
 
@@ -49,7 +50,7 @@ class _CoreSchemaResolver(VersionedResolver):
     _table = _implicit_tags()
 
     @property
-    def versioned_resolver(self):
+    def versioned_resolver(self) -> dict[str, list[tuple[str, re.Pattern[str]]]]:
         return self._table
 
 
@@ -57,7 +58,7 @@ class _StrictRepresenter(SafeRepresenter):
     """Double-quotes text holding NEL or a Unicode line/paragraph separator, which a plain or
     single-quoted YAML scalar would turn into a line break on the way back in."""
 
-    def represent_str(self, data: str):
+    def represent_str(self, data: str) -> ScalarNode:
         style = '"' if any(char in data for char in "\x85\u2028\u2029") else None
         return self.represent_scalar(f"{_YAML_TAG}str", data, style=style)
 
@@ -96,7 +97,7 @@ def dump_strict_yaml(document: Mapping[str, object]) -> str:
     yaml.Resolver = _CoreSchemaResolver
     yaml.Representer = _StrictRepresenter
     yaml.default_flow_style = False
-    yaml.sort_base_mapping_type_on_output = False
+    yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]  # ruamel types this flag as None
     stream = io.StringIO()
     yaml.dump(document, stream)
     return stream.getvalue()
@@ -110,11 +111,12 @@ def _tag_problem(event: NodeEvent) -> str | None:
         return None
     shown = tag.replace(_YAML_TAG, "!!", 1) if tag.startswith(_YAML_TAG) else tag
     if tag not in _CORE_TAGS:
-        return f"tag {shown} is not allowed (only the core schema's !!str, !!int, !!float, !!bool, !!null, !!seq, !!map)"
+        return (f"tag {shown} is not allowed "
+                "(only the core schema's !!str, !!int, !!float, !!bool, !!null, !!seq, !!map)")
     if isinstance(event, ScalarEvent) and tag in _CORE_PATTERNS and not _CORE_PATTERNS[tag].match(event.value):
         return f"{event.value!r} is not a core-schema {shown[2:]}"
     return None
 
 
-def _where(mark) -> str:
+def _where(mark: StreamMark | None) -> str:
     return f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""

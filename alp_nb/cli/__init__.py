@@ -27,7 +27,8 @@ def main(argv: list[str] | None = None) -> int:
         return _main(argv)
 
 
-def _one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:
+def _one_line_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                      file: TextIO | None = None, line: str | None = None) -> None:
     """A warning on the terminal is one line about the user's files, not a Python source location."""
     print(f"alp-nb: warning: {message}", file=sys.stderr)
 

@@ -5,11 +5,26 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from alp_nb.agents import (
-    BUILTIN_AGENTS, DEFAULT_MODE, MODE_IDS, AgentRegistryError, ProjectRegistry, TrustStore, definition_hash,
-    diff_authority, load_project_agents, project_registry, render_instructions, short_hash, tier1_report,
+    BUILTIN_AGENTS,
+    DEFAULT_MODE,
+    MODE_IDS,
+    AgentDefinition,
+    AgentFileFailure,
+    AgentRegistryError,
+    ProjectRegistry,
+    TrustStore,
+    definition_hash,
+    diff_authority,
+    load_project_agents,
+    project_registry,
+    render_instructions,
+    short_hash,
+    tier1_report,
 )
 from alp_nb.agents.trust import Authority
 from alp_nb.viz import agent_reports as views
@@ -17,11 +32,12 @@ from alp_nb.viz import agent_reports as views
 from .errors import UsageError
 
 
-def register(groups) -> None:
+def register(groups: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``alp-nb agent ...`` to the top-level subparsers."""
     agent = groups.add_parser("agent", help="list, show, test and trust roles").add_subparsers(title="agent commands")
 
-    def command(name: str, handler, help_text: str, with_id: bool = True) -> argparse.ArgumentParser:
+    def command(name: str, handler: Callable[[argparse.Namespace], int], help_text: str,
+                with_id: bool = True) -> argparse.ArgumentParser:
         sub = agent.add_parser(name, help=help_text)
         if with_id:
             sub.add_argument("id", help="the role id")
@@ -42,15 +58,15 @@ def register(groups) -> None:
     command("untrust", _untrust, "withdraw trust from a project agent")
 
 
-def _session(args) -> ProjectRegistry:
+def _session(args: argparse.Namespace) -> ProjectRegistry:
     return project_registry(Path(args.project), TrustStore(), candidates=True)
 
 
-def _list(args) -> int:
+def _list(args: argparse.Namespace) -> int:
     agents = load_project_agents(Path(args.project))
     store = TrustStore()
     project = agents.project
-    rows = [
+    rows: list[dict[str, Any]] = [
         {"id": definition.id, "status": "built-in", "hash": definition_hash(definition), "sourcePath": None}
         for definition in BUILTIN_AGENTS
     ]
@@ -79,13 +95,14 @@ def _list(args) -> int:
     return 1 if any(row["status"] != "trusted" for row in project_rows) else 0
 
 
-def _find_failure(session: ProjectRegistry, agent_id: str):
+def _find_failure(session: ProjectRegistry, agent_id: str) -> AgentFileFailure | None:
     return next((failure for failure in session.agents.failed if failure.id == agent_id), None)
 
 
-def _require_role(session: ProjectRegistry, agent_id: str):
+def _require_role(session: ProjectRegistry, agent_id: str) -> AgentDefinition:
     if not session.registry.has(agent_id):
-        raise AgentRegistryError("UNKNOWN_AGENT", f"unknown agent `{agent_id}`; known: {', '.join(session.registry.ids())}")
+        known = ", ".join(session.registry.ids())
+        raise AgentRegistryError("UNKNOWN_AGENT", f"unknown agent `{agent_id}`; known: {known}")
     return session.registry.get(agent_id)
 
 
@@ -102,7 +119,7 @@ def _source(session: ProjectRegistry, agent_id: str) -> tuple[str, str | None]:
     return "built-in", None
 
 
-def _show(args) -> int:
+def _show(args: argparse.Namespace) -> int:
     session = _session(args)
     failure = _find_failure(session, args.id)
     if failure is not None:
@@ -119,7 +136,7 @@ def _show(args) -> int:
     return 0
 
 
-def _test(args) -> int:
+def _test(args: argparse.Namespace) -> int:
     if args.tier and set(args.tier) != {1}:
         raise UsageError("UNKNOWN_TIER", "only tier 1 (static checks) runs in alp-nb; tiers 2 and 3 need a runtime")
     if bool(args.id) == bool(args.all):
@@ -162,7 +179,7 @@ def _test(args) -> int:
     return 0 if reports and all(report.ok for report in reports) and not relevant else 1
 
 
-def _add(args) -> int:
+def _add(args: argparse.Namespace) -> int:
     session = _session(args)
     project = session.agents.project
     failure = _find_failure(session, args.id)
@@ -173,7 +190,8 @@ def _add(args) -> int:
     definition = _require_role(session, args.id)
     source_path = _source(session, args.id)[1]
     if source_path is None:
-        raise AgentRegistryError("UNKNOWN_AGENT", f"`{args.id}` is a built-in role with no project file; there is nothing to trust")
+        raise AgentRegistryError("UNKNOWN_AGENT",
+                                 f"`{args.id}` is a built-in role with no project file; there is nothing to trust")
     report = tier1_report(definition, session.registry)
     print("\n".join(views.report_lines(report)))
     if not report.ok:
@@ -213,7 +231,7 @@ def _add(args) -> int:
     return 0
 
 
-def _untrust(args) -> int:
+def _untrust(args: argparse.Namespace) -> int:
     project = str(Path(args.project).resolve())
     if TrustStore().untrust(project, args.id):
         print(f"REMOVED  `{args.id}` is no longer trusted in {project}")

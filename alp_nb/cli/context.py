@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 
 from alp_nb.agents import TrustStore, project_registry
@@ -11,7 +12,7 @@ from alp_nb.workflow import ExecutionStore
 from .errors import UsageError
 
 
-def register(groups) -> None:
+def register(groups: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     context = groups.add_parser("context", help="inspect an execution").add_subparsers(title="context commands")
     status = context.add_parser("status", help="an execution's role, workflow state, status and tools now")
     status.add_argument("execution_id", nargs="?", help="exec_… (default: $ALP_DELEGATION_EXECUTION_ID)")
@@ -20,7 +21,7 @@ def register(groups) -> None:
     status.set_defaults(handler=_status)
 
 
-def _status(args) -> int:
+def _status(args: argparse.Namespace) -> int:
     execution_id = args.execution_id or os.environ.get("ALP_DELEGATION_EXECUTION_ID")
     if not execution_id:
         raise UsageError("USAGE", "usage: alp-nb context status EXEC_ID (or set ALP_DELEGATION_EXECUTION_ID)")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from alp_nb.viz.packet_documents import review_packet, review_packet_markdown
 from alp_nb.viz.simulation import simulation_text
 
 
-def register(groups) -> None:
+def register(groups: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``alp-nb contract ...`` to the top-level subparsers."""
     contract = groups.add_parser("contract", help="lint, simulate, review and draft loop contracts").add_subparsers(
         title="contract commands")
@@ -44,7 +45,7 @@ def register(groups) -> None:
     new.set_defaults(handler=_new)
 
 
-def _lint(args) -> int:
+def _lint(args: argparse.Namespace) -> int:
     ignore = [rule for value in args.ignore for rule in value.split(",") if rule.strip()]
     documents = [(file, read_contract_document(file)) for file in args.files]  # unreadable: bad input, exit 2
     results = [{"file": file, "findings": [finding.model_dump() for finding in lint_contract(document, ignore)]}
@@ -62,7 +63,7 @@ def _lint(args) -> int:
     return 1 if errors else 0
 
 
-def _simulate(args) -> int:
+def _simulate(args: argparse.Namespace) -> int:
     contract = LoopContract.load(args.file)
     names = list(FAILURE_INJECTIONS) if args.scenario == "all" else [args.scenario]
     runs = [simulate(contract, name) for name in names]
@@ -73,7 +74,7 @@ def _simulate(args) -> int:
     return 0
 
 
-def _packet(args) -> int:
+def _packet(args: argparse.Namespace) -> int:
     output = Path(args.output)
     if output.resolve() == Path(args.file).resolve():
         raise LoopContractError("PACKET_OVERWRITES_CONTRACT",
@@ -85,7 +86,7 @@ def _packet(args) -> int:
     return 0
 
 
-def _new(args) -> int:
+def _new(args: argparse.Namespace) -> int:
     template = LoopContract.template(args.name)
     if args.output is None:
         print(template.dumps("json"), end="")

@@ -8,6 +8,7 @@ from the command line, and the mock keeps a terminal run offline and repeatable.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import sys
@@ -21,7 +22,7 @@ STORE_HELP = "run store folder (default: ./.alp-runs)"
 INTERRUPTED = 130  # the shell's code for a command stopped by Ctrl-C (128 + SIGINT)
 
 
-def register(groups) -> None:
+def register(groups: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``alp-nb workflow ...`` to the top-level subparsers."""
     workflow = groups.add_parser("workflow", help="list, run, resume and show saved workflows").add_subparsers(
         title="workflow commands")
@@ -45,23 +46,23 @@ def register(groups) -> None:
     show.set_defaults(handler=_show)
 
 
-def _list(args) -> int:
+def _list(args: argparse.Namespace) -> int:
     print(workflow_registry_text(DEFAULT_REGISTRY))
     return 0
 
 
-def _run(args) -> int:
+def _run(args: argparse.Namespace) -> int:
     workflow_args = _json_object(args.args)
     return _drive(lambda progress: run_workflow(args.name, workflow_args, store=args.store, agent_cap=args.agent_cap,
                                                 on_event=progress), args.store)
 
 
-def _resume(args) -> int:
+def _resume(args: argparse.Namespace) -> int:
     return _drive(lambda progress: resume_workflow(args.run_id, store=args.store, agent_cap=args.agent_cap,
                                                    on_event=progress), args.store)
 
 
-def _show(args) -> int:
+def _show(args: argparse.Namespace) -> int:
     stored = RunStore(args.store).load(args.run_id)  # its reader's warnings reach stderr one line each (cli main)
     print(stored_run_text(stored, every_call=True, show_warnings=False))
     return 0

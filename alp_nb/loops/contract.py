@@ -12,15 +12,19 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BeforeValidator, ConfigDict, Field, StringConstraints, ValidationError
 
-from alp_nb.base.frozen import FrozenModel
 from alp_nb.base.atomic_file import write_atomic
+from alp_nb.base.frozen import FrozenModel
 from alp_nb.base.strict_yaml import dump_strict_yaml, load_strict_yaml
 
 from .errors import LoopContractError
+
+if TYPE_CHECKING:
+    from IPython.lib.pretty import RepresentationPrinter
+    from pydantic_core import ErrorDetails
 
 SCHEMA_ID = "urn:awesome-loop-engineering:loop-contract"
 TRIGGER_TYPES = ("scheduled", "event", "goal", "manual-bootstrap")
@@ -44,8 +48,8 @@ def _integral_float(value: Any) -> Any:
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
-def _integer_at_least(minimum: int):
-    return Annotated[int, Field(strict=True, ge=minimum), BeforeValidator(_integral_float)]
+Count = Annotated[int, Field(strict=True, ge=0), BeforeValidator(_integral_float)]
+Minutes = Annotated[int, Field(strict=True, ge=1), BeforeValidator(_integral_float)]
 
 
 class ContractPart(FrozenModel):
@@ -55,7 +59,7 @@ class ContractPart(FrozenModel):
 
 
 class Trigger(ContractPart):
-    type: Literal[TRIGGER_TYPES]  # type: ignore[valid-type]
+    type: Literal[TRIGGER_TYPES]  # type: ignore[valid-type]  # a Literal built from the tuple at run time
     cadence_or_event: Text
 
 
@@ -91,8 +95,8 @@ class State(ContractPart):
 
 
 class Budget(ContractPart):
-    max_retries: _integer_at_least(0)
-    max_runtime_minutes: _integer_at_least(1)
+    max_retries: Count
+    max_runtime_minutes: Minutes
 
 
 class Escalation(ContractPart):
@@ -183,7 +187,8 @@ class LoopContract(ContractPart):
         return cls(
             name=name,
             objective=todo + "which one measurable outcome is worth repeating toward?",
-            trigger=Trigger(type="manual-bootstrap", cadence_or_event=todo + "which schedule, event or goal starts a run?"),
+            trigger=Trigger(type="manual-bootstrap",
+                            cadence_or_event=todo + "which schedule, event or goal starts a run?"),
             intake=Intake(
                 sources=(todo + "where do items come from?",),
                 selection_rule=todo + "which items qualify, and how are duplicates and stale items skipped?",
@@ -242,7 +247,7 @@ class LoopContract(ContractPart):
 
         return loop_contract_html(self, lint_contract(self))
 
-    def _repr_pretty_(self, printer, cycle) -> None:
+    def _repr_pretty_(self, printer: RepresentationPrinter, cycle: bool) -> None:
         from alp_nb.viz.loop_contracts import loop_contract_text
 
         from .lint import lint_contract
@@ -327,7 +332,7 @@ def pydantic_issues(error: ValidationError) -> tuple[str, ...]:
     """
     errors = error.errors()
 
-    def echo(issue) -> bool:
+    def echo(issue: ErrorDetails) -> bool:
         loc = issue["loc"]
         return issue["type"] == "too_short" and any(
             len(other["loc"]) > len(loc) and other["loc"][: len(loc)] == loc for other in errors

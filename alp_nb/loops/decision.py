@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import AfterValidator, ConfigDict, Field, StringConstraints, model_validator
 
 from alp_nb.base.frozen import FrozenModel
 
 from .errors import LoopContractError
+
+if TYPE_CHECKING:
+    from .contract import Budget
 
 Outcome = Literal["exit-success", "exit-noop", "escalate", "stop-with-receipt", "retry-with-new-evidence"]
 
@@ -193,7 +196,7 @@ class BudgetState(Record):
     minutes_used: Annotated[int, Field(ge=0)] = 0
 
     @classmethod
-    def of(cls, budget) -> BudgetState:
+    def of(cls, budget: Budget) -> BudgetState:
         """The untouched budget of a contract's ``budget`` part."""
         return cls(max_retries=budget.max_retries, max_runtime_minutes=budget.max_runtime_minutes)
 

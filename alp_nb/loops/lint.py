@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from alp_nb.base.frozen import FrozenModel
 
 from .contract import LoopContract
 from .errors import LoopContractError
 from .lint_rules import LINT_RULES, LintRule
+
+if TYPE_CHECKING:
+    from IPython.lib.pretty import RepresentationPrinter
 
 RULES_BY_ID: Mapping[str, LintRule] = {rule.id: rule for rule in LINT_RULES}
 
@@ -47,7 +50,7 @@ class Findings(tuple[Finding, ...]):
 
         return findings_html(self)
 
-    def _repr_pretty_(self, printer, cycle) -> None:
+    def _repr_pretty_(self, printer: RepresentationPrinter, cycle: bool) -> None:
         from alp_nb.viz.loop_contracts import findings_text
 
         printer.text(findings_text(self))

@@ -13,7 +13,7 @@ the others read a ``LoopContract``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Literal
@@ -26,6 +26,7 @@ from .contract import TEMPLATE_MARK, LoopContract, json_path
 
 Severity = Literal["error", "warning", "info"]
 Hit = tuple[str, str]
+Check = Callable[[Any], Iterable[Hit]]
 
 RETRIES_ADVISORY = 5
 RUNTIME_MINUTES_ADVISORY = 480
@@ -41,7 +42,7 @@ class LintRule:
     summary: str
     rationale: str
     hint: str
-    check: Callable[[Any], Iterable[Hit]] = field(repr=False, compare=False)
+    check: Check = field(repr=False, compare=False)
     reads: Literal["contract", "document"] = "contract"
     pair: str = ""
     """The field pair a review walks together (trigger ↔ intake ...), when the rule checks one."""
@@ -50,9 +51,10 @@ class LintRule:
 _RULES: list[LintRule] = []
 
 
-def _rule(rule_id: str, severity: Severity, summary: str, rationale: str, hint: str, **extra: str):
-    def register(check: Callable[[Any], Iterable[Hit]]) -> Callable[[Any], Iterable[Hit]]:
-        _RULES.append(LintRule(rule_id, severity, summary, rationale, hint, check, **extra))
+def _rule(rule_id: str, severity: Severity, summary: str, rationale: str, hint: str, *,
+          reads: Literal["contract", "document"] = "contract", pair: str = "") -> Callable[[Check], Check]:
+    def register(check: Check) -> Check:
+        _RULES.append(LintRule(rule_id, severity, summary, rationale, hint, check, reads, pair))
         return check
     return register
 
@@ -110,9 +112,11 @@ def schema_violations(document: Any) -> Iterator[Hit]:
 def _at_own_path(error: jsonschema.ValidationError) -> Iterator[tuple[tuple[str | int, ...], str]]:
     """The error at the key it concerns: jsonschema puts a missing or unexpected key at the object
     holding it (``agents[0]``), while loading names the key itself (``agents[0].role``)."""
-    if error.validator == "additionalProperties" and error.validator_value is False:
-        known = error.schema.get("properties", {})
-        for key in (key for key in error.instance if key not in known):
+    instance, schema = error.instance, error.schema
+    unexpected = error.validator == "additionalProperties" and error.validator_value is False
+    if unexpected and isinstance(instance, Mapping) and isinstance(schema, Mapping):
+        known = schema.get("properties", {})
+        for key in (key for key in instance if key not in known):
             yield (*error.absolute_path, key), f"Additional properties are not allowed ({key!r} was unexpected)"
     else:
         yield error_location(error), error.message
@@ -194,7 +198,8 @@ NAMED_DESTINATION = _words("owner", "channel", "issue", "queue", "pager", "page"
                            "reviewer", "manager", "assignee", "rotation")
 
 
-@_rule("LC014", "warning", "escalation.destination is a bare generic or names no owner, channel, issue, queue or pager.",
+@_rule("LC014", "warning",
+       "escalation.destination is a bare generic or names no owner, channel, issue, queue or pager.",
        "Escalation must reach a named human owner or review channel.",
        "Name the owner and the channel: 'issue assigned to the repo owner', 'on-call via pager'.",
        pair="budget ↔ escalation")
@@ -291,7 +296,8 @@ ISOLATION = _words("worktree", "branch", "sandbox", "container", "docker", "read
                    "isolated", "dedicated", "ephemeral", "vm\\b", "virtual machine", "clone", "fork")
 
 
-@_rule("LC102", "warning", "workspace.isolation names no isolation mechanism (worktree, branch, sandbox, read-only ...).",
+@_rule("LC102", "warning",
+       "workspace.isolation names no isolation mechanism (worktree, branch, sandbox, read-only ...).",
        "Loop Design Checklist: isolate execution.",
        "Say where the agent acts: a clean worktree, a sandbox, a container, read-only access.")
 def no_isolation(contract: LoopContract) -> Iterator[Hit]:

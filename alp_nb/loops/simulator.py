@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from types import MappingProxyType
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import Field, model_validator
 
@@ -36,6 +36,9 @@ from .decision import (
 )
 from .errors import LoopContractError
 from .receipts import Receipt, make_receipt, receipt_owner
+
+if TYPE_CHECKING:
+    from IPython.lib.pretty import RepresentationPrinter
 
 SIMULATION_START = datetime(2026, 1, 1, 8, 0, tzinfo=UTC)
 """The simulated clock's start, fixed so traces are reproducible."""
@@ -135,7 +138,7 @@ class Simulation(Record):
 
         return simulation_markdown(self)
 
-    def _repr_pretty_(self, printer, cycle) -> None:
+    def _repr_pretty_(self, printer: RepresentationPrinter, cycle: bool) -> None:
         from alp_nb.viz.simulation import simulation_text
 
         printer.text(simulation_text(self))
@@ -153,7 +156,8 @@ def simulate(contract: LoopContract, scenario: Scenario | str, start: datetime =
     if item is None:
         return run.intake_found_nothing()
     if not scenario.attempts:
-        raise LoopContractError("SCENARIO_EMPTY", f"scenario `{scenario.name}` delivers `{item}` but scripts no attempt")
+        raise LoopContractError("SCENARIO_EMPTY",
+                                f"scenario `{scenario.name}` delivers `{item}` but scripts no attempt")
     run.state = LoopState(item=item)
     attempt, decision = 0, "retry-with-new-evidence"
     while decision == "retry-with-new-evidence":  # ends: every attempt spends budget, a spent budget never retries
@@ -190,7 +194,7 @@ class _Run:
     def attempt(self, number: int, scripted: ScriptedAttempt) -> Step:
         notes = [self._reconcile()]
         limit = self.budget.attempt_minutes
-        if scripted.minutes is None or scripted.minutes > limit:
+        if scripted.minutes is None or scripted.minutes > limit or scripted.evidence is None:
             minutes, evidence = limit, self._timed_out(number, limit)
             notes.append("timed out: no verdict, never counted as a pass")
         else:

@@ -9,18 +9,36 @@ from typing import TYPE_CHECKING
 from alp_nb.base.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from .anthropic_runner import (AnthropicAgentRunner as AnthropicAgentRunner)
-    from .errors import (RUNTIME_ERROR_CODES as RUNTIME_ERROR_CODES, WorkflowInputError as WorkflowInputError)
-    from .events import (Event as Event, EventStream as EventStream)
-    from .execution_context import (ExecutionContext as ExecutionContext, TokenBudget as TokenBudget)
-    from .journal import (JournalEntry as JournalEntry, read_journal as read_journal)
-    from .keys import (call_key as call_key, validate_run_id as validate_run_id)
-    from .meta import (WorkflowMeta as WorkflowMeta, validate_meta as validate_meta)
-    from .run import (LaunchEnvelope as LaunchEnvelope, WorkflowRun as WorkflowRun, resume_workflow as resume_workflow, run_workflow as run_workflow, run_workflow_sync as run_workflow_sync)
-    from .runners import (AgentRunner as AgentRunner, MockAgentRunner as MockAgentRunner, RunnerOutput as RunnerOutput)
-    from .saved_workflows import (DEFAULT_REGISTRY as DEFAULT_REGISTRY, SavedWorkflow as SavedWorkflow, WorkflowRegistry as WorkflowRegistry, list_workflows as list_workflows, saved_workflow as saved_workflow)
-    from .snapshot import (Attempt as Attempt, PhaseProgress as PhaseProgress, RunSnapshot as RunSnapshot, Usage as Usage, UsageReport as UsageReport)
-    from .store import (RunStore as RunStore, StoredRun as StoredRun)
-    from .tool import (WORKFLOW_TOOL as WORKFLOW_TOOL, call_workflow_tool as call_workflow_tool)
+    from .anthropic_runner import AnthropicAgentRunner as AnthropicAgentRunner
+    from .errors import RUNTIME_ERROR_CODES as RUNTIME_ERROR_CODES, WorkflowInputError as WorkflowInputError
+    from .events import Event as Event, EventStream as EventStream
+    from .execution_context import ExecutionContext as ExecutionContext, TokenBudget as TokenBudget
+    from .journal import JournalEntry as JournalEntry, read_journal as read_journal
+    from .keys import call_key as call_key, validate_run_id as validate_run_id
+    from .meta import WorkflowMeta as WorkflowMeta, validate_meta as validate_meta
+    from .run import (
+        LaunchEnvelope as LaunchEnvelope,
+        WorkflowRun as WorkflowRun,
+        resume_workflow as resume_workflow,
+        run_workflow as run_workflow,
+        run_workflow_sync as run_workflow_sync,
+    )
+    from .runners import AgentRunner as AgentRunner, MockAgentRunner as MockAgentRunner, RunnerOutput as RunnerOutput
+    from .saved_workflows import (
+        DEFAULT_REGISTRY as DEFAULT_REGISTRY,
+        SavedWorkflow as SavedWorkflow,
+        WorkflowRegistry as WorkflowRegistry,
+        list_workflows as list_workflows,
+        saved_workflow as saved_workflow,
+    )
+    from .snapshot import (
+        Attempt as Attempt,
+        PhaseProgress as PhaseProgress,
+        RunSnapshot as RunSnapshot,
+        Usage as Usage,
+        UsageReport as UsageReport,
+    )
+    from .store import RunStore as RunStore, StoredRun as StoredRun
+    from .tool import WORKFLOW_TOOL as WORKFLOW_TOOL, call_workflow_tool as call_workflow_tool
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)

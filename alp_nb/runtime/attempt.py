@@ -191,7 +191,8 @@ class AttemptState:
         return value
 
     async def _retry(self, key: str, label: str, prompt: str, schema: Any, contract: OutputContract,
-                     verdict: OutputValidation, tokens: int, phase: str | None, workflow: str | None) -> tuple[Any, int]:
+                     verdict: OutputValidation, tokens: int, phase: str | None,
+                     workflow: str | None) -> tuple[Any, int]:
         """Output failing its schema is asked for once more with a reminder, then refused.
         Returns the second answer and the tokens of both."""
         self.events.publish(_tagged({"type": "workflow_agent", "status": "retry", "key": key, "label": label,

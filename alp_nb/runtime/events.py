@@ -79,7 +79,7 @@ class EventLog:
         for subscriber in tuple(self._subscribers):
             try:
                 subscriber(event)
-            except Exception as error:  # noqa: BLE001 (a broken viewer must never break the run)
+            except Exception as error:  # a broken viewer must never break the run
                 self._subscribers.remove(subscriber)
                 warnings.warn(f"event subscriber {subscriber!r} raised {error!r}; unsubscribed", RuntimeWarning,
                               stacklevel=3)
@@ -97,7 +97,7 @@ class EventLog:
                              f'"label": {_string(label)}, "phase": {phase_text}{tokens_text}{workflow_text}, '
                              f'"ts": {ts!r}}}\n')
         if self._subscribers:
-            event = {"type": "workflow_agent", "status": status, "key": key, "label": label, "phase": phase}
+            event: Event = {"type": "workflow_agent", "status": status, "key": key, "label": label, "phase": phase}
             if tokens is not None:
                 event["tokens"] = tokens
             if workflow is not None:

@@ -20,9 +20,9 @@ from typing import Any
 from pydantic import ConfigDict, Field, ValidationError
 
 from alp_nb.base.frozen import FrozenJson, FrozenModel, validation_issues
+from alp_nb.base.jsonline import line_encoder
 
 from .errors import WorkflowInputError
-from alp_nb.base.jsonline import line_encoder
 from .keys import S16_KEY_RE
 
 S16_KEY_LENGTH = len("agent-") + 10

@@ -13,8 +13,9 @@ import re
 import secrets
 from typing import Any
 
-from .errors import WorkflowInputError
 from alp_nb.base.jsonline import line_encoder
+
+from .errors import WorkflowInputError
 
 RUN_ID_RE = re.compile(r"wf_[A-Za-z0-9][A-Za-z0-9._-]{0,63}_[0-9a-f]{16}")
 S16_KEY_RE = re.compile(r"agent-[0-9]{10}")

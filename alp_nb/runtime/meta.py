@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from alp_nb.agents.errors import AgentError
-from alp_nb.base.frozen import FrozenJson, FrozenModel, thaw
 from alp_nb.agents.output_contract import OutputContract
+from alp_nb.base.frozen import FrozenJson, FrozenModel, thaw
 
 from .errors import WorkflowInputError
 

@@ -18,21 +18,24 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from alp_nb.base.frozen import FrozenModel, thaw
 
 from .attempt import AttemptState, _describe
-from .execution_context import ExecutionContext
 from .errors import WorkflowInputError
 from .events import EventLog, Subscriber
+from .execution_context import ExecutionContext
 from .journal import JournalRead, JournalWriter, read_journal
 from .keys import canonical_dumps, validate_run_id
 from .meta import validate_args
-from .saved_workflows import DEFAULT_REGISTRY, SavedWorkflow, WorkflowRegistry
 from .runners import MockAgentRunner
+from .saved_workflows import DEFAULT_REGISTRY, SavedWorkflow, WorkflowRegistry
 from .snapshot import Attempt, RunSnapshot, Usage, UsageReport
 from .store import RunLock, RunStore, caught_up_attempt
+
+if TYPE_CHECKING:
+    from IPython.lib.pretty import RepresentationPrinter
 
 Durability = Literal["flush", "fsync"]
 
@@ -78,7 +81,7 @@ class WorkflowRun:
 
         return run_html(self)
 
-    def _repr_pretty_(self, printer, cycle) -> None:
+    def _repr_pretty_(self, printer: RepresentationPrinter, cycle: bool) -> None:
         from alp_nb.viz.runs import run_text
 
         printer.text(run_text(self))
@@ -164,7 +167,8 @@ class _Launch:
         _check_options(agent_cap, concurrency, durability)
         registry = DEFAULT_REGISTRY if registry is None else registry
         if not isinstance(registry, WorkflowRegistry):
-            raise WorkflowInputError("INVALID_OPTION", f"registry must be a WorkflowRegistry, not {type(registry).__name__}")
+            raise WorkflowInputError("INVALID_OPTION",
+                                     f"registry must be a WorkflowRegistry, not {type(registry).__name__}")
         saved = registry.get(name)
         runner = MockAgentRunner() if runner is None else runner
         if not callable(getattr(runner, "run", None)):
@@ -203,11 +207,16 @@ class _Launch:
             cleanup.callback(writer.close)
             events = EventLog(subscribers, paths.events)
             cleanup.callback(events.close)
+
+            def on_phase() -> None:
+                events.flush()
+                self._persist("running")
+
             self.state = AttemptState(
                 cache=self.journal.calls, s16_keys=self.journal.has_s16_keys, writer=writer, events=events,
                 runner=self.runner, concurrency=self.concurrency, agent_cap=self.agent_cap,
                 budget_total=self.args.get("budget"), spent_before=self._previous_usage().tokens,
-                phases=self.saved.meta.phases, on_phase=lambda: (events.flush(), self._persist("running")),
+                phases=self.saved.meta.phases, on_phase=on_phase,
             )
             self._persist("running")
             if store.last_run() != run_id:  # after the first snapshot: the pointer never names an empty one
@@ -238,7 +247,7 @@ class _Launch:
             result = await self.saved.fn(ctx, ctx.args)
         except asyncio.CancelledError:
             return None, "cancelled", "cancelled"
-        except Exception as error:  # noqa: BLE001 (any script failure ends the run as failed, reported)
+        except Exception as error:  # any script failure ends the run as failed, reported
             return None, "failed", _describe(error)
         try:
             json.dumps(result, allow_nan=False, ensure_ascii=False).encode()  # as the output file will hold it
@@ -303,7 +312,8 @@ def _store(store: Any) -> RunStore:
     if isinstance(store, RunStore):
         return store
     if store is not None and not isinstance(store, (str, os.PathLike)):
-        raise WorkflowInputError("INVALID_OPTION", f"store must be a RunStore or a folder path, not {type(store).__name__}")
+        raise WorkflowInputError("INVALID_OPTION",
+                                 f"store must be a RunStore or a folder path, not {type(store).__name__}")
     return RunStore(store)
 
 

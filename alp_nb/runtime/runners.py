@@ -9,6 +9,7 @@ does): then they are called inline, with no thread hop.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import hashlib
 import inspect
@@ -71,12 +72,10 @@ async def in_daemon_thread(fn: Callable[..., Any], *args: Any) -> Any:
     def call() -> None:
         try:
             value, error = context.run(fn, *args), None
-        except BaseException as raised:  # noqa: BLE001 (handed to the awaiting task, which raises it)
+        except BaseException as raised:  # handed to the awaiting task, which raises it
             value, error = None, raised
-        try:
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits for this answer any more
             loop.call_soon_threadsafe(settle, value, error)
-        except RuntimeError:  # the loop is closed: nobody waits for this answer any more
-            pass
 
     threading.Thread(target=call, name="alp-nb runner call", daemon=True).start()
     return await future

@@ -6,13 +6,16 @@ import hashlib
 import inspect
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from alp_nb.agents.output_contract import OutputContract
 
 from .errors import WorkflowInputError
 from .meta import WorkflowMeta, args_contract, check_declared_args, validate_meta
 from .sample import SAMPLE_META, review_changes
+
+if TYPE_CHECKING:
+    from IPython.lib.pretty import RepresentationPrinter
 
 WorkflowScript = Callable[[Any, dict[str, Any]], Awaitable[Any]]
 
@@ -75,7 +78,7 @@ class WorkflowRegistry:
 
         return workflow_registry_html(self)
 
-    def _repr_pretty_(self, printer, cycle) -> None:
+    def _repr_pretty_(self, printer: RepresentationPrinter, cycle: bool) -> None:
         from alp_nb.viz.runs import workflow_registry_text
 
         printer.text(workflow_registry_text(self))

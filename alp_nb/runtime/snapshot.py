@@ -8,13 +8,16 @@ attempts, phases with call counts and the last log lines. An s16 snapshot
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ValidationError
 
 from alp_nb.base.frozen import FrozenJson, FrozenModel, validation_issues
 
 from .errors import WorkflowInputError
+
+if TYPE_CHECKING:
+    from IPython.lib.pretty import RepresentationPrinter
 
 RunStatus = Literal["running", "completed", "failed", "cancelled", "interrupted"]
 SNAPSHOT_LOG_LINES = 50
@@ -89,7 +92,7 @@ class RunSnapshot(FrozenModel):
 
         return snapshot_html(self)
 
-    def _repr_pretty_(self, printer, cycle) -> None:
+    def _repr_pretty_(self, printer: RepresentationPrinter, cycle: bool) -> None:
         from alp_nb.viz.runs import snapshot_text
 
         printer.text(snapshot_text(self))

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from alp_nb.base.atomic_file import write_atomic
 
@@ -23,6 +23,9 @@ from .errors import WorkflowInputError
 from .journal import CachedCall, JournalEntry, JournalRead, read_journal
 from .keys import RUN_ID_RE, new_run_id, validate_run_id
 from .snapshot import Attempt, PhaseProgress, RunSnapshot, Usage, UsageReport, parse_snapshot
+
+if TYPE_CHECKING:
+    from IPython.lib.pretty import RepresentationPrinter
 
 DEFAULT_STORE = ".alp-runs"
 LAST_RUN_FILE = "last_run.txt"
@@ -91,7 +94,7 @@ class StoredRun:
 
         return stored_run_html(self)
 
-    def _repr_pretty_(self, printer, cycle) -> None:
+    def _repr_pretty_(self, printer: RepresentationPrinter, cycle: bool) -> None:
         from alp_nb.viz.runs import stored_run_text
 
         printer.text(stored_run_text(self))
@@ -260,7 +263,7 @@ class RunStore:
         journal = read_journal(self.paths(run_id).journal, keep_entries=True)
         if snapshot.status == "running":
             snapshot = self._caught_up(snapshot, journal)
-        return StoredRun(snapshot, tuple(journal.entries), self.read_output(run_id), tuple(journal.warnings))
+        return StoredRun(snapshot, tuple(journal.entries or ()), self.read_output(run_id), tuple(journal.warnings))
 
 
 def caught_up_attempt(attempt: Attempt, calls: Iterable[CachedCall]) -> Attempt:

@@ -9,6 +9,6 @@ from typing import TYPE_CHECKING
 from alp_nb.base.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from .packet_documents import (review_packet as review_packet, review_packet_markdown as review_packet_markdown)
+    from .packet_documents import review_packet as review_packet, review_packet_markdown as review_packet_markdown
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)

@@ -55,7 +55,8 @@ def show_lines(
     width = max(len(state_id) for state_id in definition.workflow.states)
     for state_id, state in definition.workflow.states.items():
         tools = ", ".join(state.allowed_tools) or "no tools"
-        lines.append(f"    {state_id:<{width}}  {tools}{'  (terminal → output ' + definition.output.name + ')' if state.terminal else ''}")
+        ending = f"  (terminal → output {definition.output.name})" if state.terminal else ""
+        lines.append(f"    {state_id:<{width}}  {tools}{ending}")
     lines += ["", "  skill resolve order (first match wins)"]
     roots = [*(capabilities.skill_roots or ()), "the shipped skill catalog"]
     lines += [f"    {index}. {root}" for index, root in enumerate(roots, start=1)]

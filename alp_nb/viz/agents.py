@@ -32,7 +32,8 @@ def _authority(definition: AgentDefinition) -> list[tuple[str, tuple[str, ...]]]
 def agent_card_html(definition: AgentDefinition) -> str:
     from alp_nb.agents.hashing import definition_hash, short_hash
 
-    rows = "".join(f"<tr><th>{esc(label)}</th><td>{names(values)}</td></tr>" for label, values in _authority(definition))
+    rows = "".join(f"<tr><th>{esc(label)}</th><td>{names(values)}</td></tr>"
+                   for label, values in _authority(definition))
     instructions = definition.instructions
     return block(
         f"<div><b>{esc(definition.display_name)}</b> <code>{esc(definition.id)}</code> "
@@ -83,7 +84,9 @@ def _registry_rows(registry: AgentRegistry) -> list[tuple[str, ...]]:
     ]
 
 
-REGISTRY_COLUMNS = ("role", "name", "reports to", "delegates to", "tools", "memory write", "workspace write", "workflow")
+REGISTRY_COLUMNS = (
+    "role", "name", "reports to", "delegates to", "tools", "memory write", "workspace write", "workflow",
+)
 
 
 def agent_registry_html(registry: AgentRegistry) -> str:
@@ -107,7 +110,7 @@ def agent_registry_text(registry: AgentRegistry) -> str:
     ]
     widths = [max(len(row[column]) for row in rows) for column in range(len(headers))]
     lines = [_delegation_summary(registry)]
-    lines += ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
+    lines += ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows]
     return "\n".join(lines)
 
 

@@ -48,7 +48,9 @@ def status_badge(status: str) -> str:
 
 def names(items: Iterable[str], empty: str = "—") -> str:
     items = list(items)
-    return ", ".join(f"<code>{esc(item)}</code>" for item in items) if items else f'<span class="muted">{esc(empty)}</span>'
+    if not items:
+        return f'<span class="muted">{esc(empty)}</span>'
+    return ", ".join(f"<code>{esc(item)}</code>" for item in items)
 
 
 def table(headers: Iterable[str], rows: Iterable[Iterable[str]]) -> str:

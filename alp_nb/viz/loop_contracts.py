@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from alp_nb.loops.contract import AgentRole
+
 from .html import badge, block, esc, table
 
 if TYPE_CHECKING:
@@ -38,14 +40,15 @@ def _tally_text(findings: Iterable[Finding]) -> str:
 
 def _value_html(value: Any) -> str:
     if isinstance(value, BaseModel):
-        if set(type(value).model_fields) == {"role", "responsibility"}:
+        if isinstance(value, AgentRole):
             return f"<b>{esc(value.role)}</b>: {esc(value.responsibility)}"
         return "".join(f'<div><span class="muted">{esc(key)}</span> {_value_html(getattr(value, key))}</div>'
                        for key in type(value).model_fields)
     if isinstance(value, tuple):
         if not value:
             return '<span class="muted">none</span>'
-        return '<ul style="margin:0;padding-left:1.2em">' + "".join(f"<li>{_value_html(item)}</li>" for item in value) + "</ul>"
+        items = "".join(f"<li>{_value_html(item)}</li>" for item in value)
+        return f'<ul style="margin:0;padding-left:1.2em">{items}</ul>'
     return esc(value)
 
 
@@ -58,7 +61,7 @@ def loop_contract_fragment(contract: LoopContract, findings: Sequence[Finding]) 
     """The contract's parts by phase, each row with the findings about that part; no style block."""
     counts = _tally(findings)
     summary = " ".join(badge(_counted(count, severity), TONES[severity]) for severity, count in counts.items() if count)
-    beside = {}
+    beside: dict[str, list[str]] = {}
     for finding in findings:
         beside.setdefault(finding.part, []).append(_finding_line_html(finding))
     header = (f"<div><b>Loop contract</b> <code>{esc(contract.name)}</code> "
@@ -80,7 +83,8 @@ def findings_fragment(findings: Sequence[Finding]) -> str:
     if not findings:
         return f"<div>{badge('no findings', 'ok')}</div>"
     rows = [(badge(finding.severity, TONES[finding.severity]), f"<code>{esc(finding.rule)}</code>",
-             f"<code>{esc(finding.path)}</code>", esc(finding.message), f'<span class="muted">{esc(finding.hint)}</span>')
+             f"<code>{esc(finding.path)}</code>", esc(finding.message),
+             f'<span class="muted">{esc(finding.hint)}</span>')
             for finding in findings]
     return f"<div>{esc(_tally_text(findings))}</div>" + table(("severity", "rule", "path", "message", "hint"), rows)
 
@@ -94,7 +98,7 @@ def findings_html(findings: Sequence[Finding]) -> str:
 
 def _value_lines(value: Any) -> list[str]:
     if isinstance(value, BaseModel):
-        if set(type(value).model_fields) == {"role", "responsibility"}:
+        if isinstance(value, AgentRole):
             return [f"{value.role}: {value.responsibility}"]
         lines = []
         for key in type(value).model_fields:
@@ -129,4 +133,5 @@ def loop_contract_text(contract: LoopContract, findings: Sequence[Finding]) -> s
 def findings_text(findings: Sequence[Finding]) -> str:
     if not findings:
         return "no findings"
-    return "\n".join([_tally_text(findings), *(f"{_finding_line(finding)}\n    fix: {finding.hint}" for finding in findings)])
+    lines = [f"{_finding_line(finding)}\n    fix: {finding.hint}" for finding in findings]
+    return "\n".join([_tally_text(findings), *lines])

@@ -20,8 +20,8 @@ from alp_nb.loops.lint import Finding
 from alp_nb.loops.review_packet import DecisionRow, ReviewPacket
 from alp_nb.loops.simulator import Simulation
 
-from .loop_contracts import TONES, findings_fragment, loop_contract_fragment
 from .html import STYLE, badge, esc, table
+from .loop_contracts import TONES, findings_fragment, loop_contract_fragment
 from .simulation import OUTCOME_TONES, md, simulation_markdown, trace_fragment
 
 PACKET_STYLE = """<style>

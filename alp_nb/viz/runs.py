@@ -19,8 +19,8 @@ from .html import badge, block, esc, status_badge, table
 if TYPE_CHECKING:
     from alp_nb.runtime.journal import JournalEntry
     from alp_nb.runtime.meta import WorkflowMeta
-    from alp_nb.runtime.saved_workflows import WorkflowRegistry
     from alp_nb.runtime.run import WorkflowRun
+    from alp_nb.runtime.saved_workflows import WorkflowRegistry
     from alp_nb.runtime.snapshot import Attempt, PhaseProgress, RunSnapshot, Usage
     from alp_nb.runtime.store import StoredRun
 

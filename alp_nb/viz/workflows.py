@@ -7,7 +7,6 @@ import json
 from typing import TYPE_CHECKING
 
 from alp_nb.base.frozen import thaw
-
 from alp_nb.workflow.runner import workflow_for
 
 from .html import badge, block, esc, names, status_badge, table

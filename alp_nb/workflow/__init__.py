@@ -12,15 +12,46 @@ from typing import TYPE_CHECKING
 from alp_nb.base.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from alp_nb.agents.output_contract import (OutputContract as OutputContract, OutputValidation as OutputValidation, TextOutputContract as TextOutputContract, text_output as text_output)
-    from alp_nb.agents.workflow_definition import (WorkflowDefinition as WorkflowDefinition, WorkflowState as WorkflowState)
-    from .errors import (WORKFLOW_ERROR_CODES as WORKFLOW_ERROR_CODES, WorkflowError as WorkflowError)
-    from .execution_policy import (execution_policy as execution_policy, policy_hash as policy_hash)
-    from .execution_state import (LIVE_STATUSES as LIVE_STATUSES, MAX_OUTPUT_REPAIR_ATTEMPTS as MAX_OUTPUT_REPAIR_ATTEMPTS, RUN_STATUSES as RUN_STATUSES, SubmitResult as SubmitResult, WorkflowExecutionState as WorkflowExecutionState, WorkflowRunStatus as WorkflowRunStatus, can_repair_output as can_repair_output)
-    from .executions import (EXECUTION_ID as EXECUTION_ID, ExecutionStatus as ExecutionStatus, ExecutionStore as ExecutionStore, FinalizeResult as FinalizeResult, StoredExecutionState as StoredExecutionState)
-    from .linear import (define_linear_workflow as define_linear_workflow)
-    from .output_contracts import (PydanticOutputContract as PydanticOutputContract, define_output_contract as define_output_contract)
-    from .runner import (WorkflowRunner as WorkflowRunner, advance_to_output as advance_to_output, effective_tools as effective_tools, validate_workflow as validate_workflow)
-    from .session import (SessionStep as SessionStep, WorkflowSession as WorkflowSession)
+    from alp_nb.agents.output_contract import (
+        OutputContract as OutputContract,
+        OutputValidation as OutputValidation,
+        TextOutputContract as TextOutputContract,
+        text_output as text_output,
+    )
+    from alp_nb.agents.workflow_definition import (
+        WorkflowDefinition as WorkflowDefinition,
+        WorkflowState as WorkflowState,
+    )
+
+    from .errors import WORKFLOW_ERROR_CODES as WORKFLOW_ERROR_CODES, WorkflowError as WorkflowError
+    from .execution_policy import execution_policy as execution_policy, policy_hash as policy_hash
+    from .execution_state import (
+        LIVE_STATUSES as LIVE_STATUSES,
+        MAX_OUTPUT_REPAIR_ATTEMPTS as MAX_OUTPUT_REPAIR_ATTEMPTS,
+        RUN_STATUSES as RUN_STATUSES,
+        SubmitResult as SubmitResult,
+        WorkflowExecutionState as WorkflowExecutionState,
+        WorkflowRunStatus as WorkflowRunStatus,
+        can_repair_output as can_repair_output,
+    )
+    from .executions import (
+        EXECUTION_ID as EXECUTION_ID,
+        ExecutionStatus as ExecutionStatus,
+        ExecutionStore as ExecutionStore,
+        FinalizeResult as FinalizeResult,
+        StoredExecutionState as StoredExecutionState,
+    )
+    from .linear import define_linear_workflow as define_linear_workflow
+    from .output_contracts import (
+        PydanticOutputContract as PydanticOutputContract,
+        define_output_contract as define_output_contract,
+    )
+    from .runner import (
+        WorkflowRunner as WorkflowRunner,
+        advance_to_output as advance_to_output,
+        effective_tools as effective_tools,
+        validate_workflow as validate_workflow,
+    )
+    from .session import SessionStep as SessionStep, WorkflowSession as WorkflowSession
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)

@@ -17,7 +17,7 @@ import tempfile
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from pydantic import ValidationError
 from pydantic_core import to_jsonable_python
@@ -25,7 +25,6 @@ from pydantic_core import to_jsonable_python
 from alp_nb.agents.builtins import builtin_registry
 from alp_nb.agents.definition import AgentDefinition
 from alp_nb.agents.errors import AgentError
-from alp_nb.base.frozen import FrozenJson, FrozenModel, validation_issues
 from alp_nb.agents.hashing import definition_hash
 from alp_nb.agents.modes import DEFAULT_MODE, parse_mode
 from alp_nb.agents.paths import canonicalize_path
@@ -33,11 +32,15 @@ from alp_nb.agents.policy import PolicyEngine
 from alp_nb.agents.registry import AgentRegistry
 from alp_nb.agents.workflow_definition import WorkflowDefinition
 from alp_nb.base.atomic_file import write_atomic
+from alp_nb.base.frozen import FrozenJson, FrozenModel, validation_issues
 
 from .errors import WorkflowError
 from .execution_policy import WorkspaceMode, execution_policy
-from .execution_state import MAX_OUTPUT_REPAIR_ATTEMPTS, RUN_STATUSES, WorkflowExecutionState, WorkflowRunStatus
+from .execution_state import MAX_OUTPUT_REPAIR_ATTEMPTS, WorkflowExecutionState, WorkflowRunStatus
 from .runner import WorkflowRunner, advance_to_output, effective_tools
+
+if TYPE_CHECKING:
+    from IPython.lib.pretty import RepresentationPrinter
 
 EXECUTION_ID = re.compile(r"^exec_[A-Za-z0-9_-]+$")
 REPAIR_BUDGET_EXHAUSTED = "output repair budget exhausted"
@@ -47,7 +50,7 @@ class StoredExecutionState(FrozenModel):
     """``state.json``: ALP's StoredExecutionState. ``output`` is present only once an output passed."""
 
     execution_id: str
-    status: Literal["prepared", *RUN_STATUSES]
+    status: Literal["prepared"] | WorkflowRunStatus
     workflow: WorkflowExecutionState
     policy_hash: str
     created_at: str
@@ -81,7 +84,7 @@ class ExecutionStatus:
 
         return execution_status_html(self)
 
-    def _repr_pretty_(self, printer, cycle) -> None:
+    def _repr_pretty_(self, printer: RepresentationPrinter, cycle: bool) -> None:
         from alp_nb.viz.workflows import execution_status_text
 
         printer.text(execution_status_text(self))
@@ -125,7 +128,8 @@ class ExecutionStore:
         _check_id(execution_id)
         mode = parse_mode(mode)
         if workspace_mode not in get_args(WorkspaceMode):
-            raise WorkflowError("INVALID_OPTION", f"workspace_mode must be one of {', '.join(get_args(WorkspaceMode))}, "
+            raise WorkflowError("INVALID_OPTION",
+                                f"workspace_mode must be one of {', '.join(get_args(WorkspaceMode))}, "
                                 f"received `{workspace_mode}`")
         if not isinstance(workspace, (str, os.PathLike)):
             raise WorkflowError("INVALID_OPTION", f"workspace must be a path, received {type(workspace).__name__}")
@@ -182,7 +186,8 @@ class ExecutionStore:
         try:
             self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
         except OSError as error:
-            raise WorkflowError("EXECUTION_UNWRITABLE", f"cannot use `{self.root}` as the executions folder: {error.strerror}") from None
+            raise WorkflowError("EXECUTION_UNWRITABLE",
+                                f"cannot use `{self.root}` as the executions folder: {error.strerror}") from None
         target = self.root / execution_id
         if target.exists():
             raise WorkflowError("EXECUTION_EXISTS", f"execution `{execution_id}` already exists")
@@ -241,11 +246,13 @@ def _authorize(registry: AgentRegistry, definition: AgentDefinition, parent: str
     engine = PolicyEngine(registry)
     if parent == "principal":
         if definition.reports_to != "principal":
-            raise WorkflowError("AUTHORIZATION_FAILED", f"delegation authorization failed: `{definition.id}` does not report to principal")
+            raise WorkflowError("AUTHORIZATION_FAILED",
+                                f"delegation authorization failed: `{definition.id}` does not report to principal")
     else:
         answer = engine.authorize({"type": "delegation", "actor": parent, "target": definition.id})
         if not answer.allowed:
-            raise WorkflowError("AUTHORIZATION_FAILED", f"delegation authorization failed ({answer.code}): {answer.reason}")
+            raise WorkflowError("AUTHORIZATION_FAILED",
+                                f"delegation authorization failed ({answer.code}): {answer.reason}")
     if not definition.capabilities.workspace.read_roots and workspace_mode != "workspace-write":
         return
     answer = engine.authorize({
@@ -299,7 +306,8 @@ def _check_consistent(workflow: WorkflowDefinition, state: StoredExecutionState,
     elif snapshot.status not in _STATUSES_IN[workflow.states[snapshot.current_state].terminal]:
         problem = f"workflow.status `{snapshot.status}` cannot occur in state `{snapshot.current_state}`"
     elif snapshot.repair_attempts and not workflow.states[snapshot.current_state].terminal:
-        problem = f"workflow.repairAttempts {snapshot.repair_attempts} before the output state `{snapshot.current_state}`"
+        problem = (f"workflow.repairAttempts {snapshot.repair_attempts} before the output state "
+                   f"`{snapshot.current_state}`")
     elif snapshot.repair_attempts not in _REPAIR_ATTEMPTS[snapshot.status]:
         problem = f"workflow.repairAttempts {snapshot.repair_attempts} cannot occur in status `{snapshot.status}`"
     elif state.status == "prepared" and snapshot != WorkflowRunner().initialize(workflow):

@@ -22,7 +22,7 @@ class PydanticOutputContract(OutputContract):
     """A contract whose validator is a pydantic model; ``value`` of a valid output is the parsed model."""
 
     kind: ClassVar[str] = "pydantic"
-    model: type[BaseModel] | None = field(default=None, repr=False)
+    model: type[BaseModel] = field(kw_only=True, repr=False)
 
     def _compile(self) -> None:
         return None  # pydantic validates; the JSON Schema is published for readers and hashing
@@ -45,9 +45,9 @@ def _path_in(value: Any, loc: tuple[Any, ...]) -> str:
     """
     kept = []
     for index, part in enumerate(loc):
-        if isinstance(value, Mapping) and part in value:
-            value = value[part]
-        elif isinstance(value, (list, tuple)) and isinstance(part, int) and 0 <= part < len(value):
+        in_mapping = isinstance(value, Mapping) and part in value
+        in_sequence = isinstance(value, list | tuple) and isinstance(part, int) and 0 <= part < len(value)
+        if in_mapping or in_sequence:
             value = value[part]
         elif not (index == len(loc) - 1 and isinstance(value, Mapping)):
             continue

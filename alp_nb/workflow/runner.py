@@ -19,7 +19,6 @@ from alp_nb.agents.workflow_definition import WorkflowDefinition, WorkflowState
 from .errors import WorkflowError
 from .execution_state import LIVE_STATUSES, SubmitResult, WorkflowExecutionState, can_repair_output
 
-
 _INITIALIZED: dict[str, WorkflowDefinition] = {}
 """The last definition ``initialize`` started under each workflow id in this process: a snapshot
 carries only the id, and this is how its repr draws the chain it belongs to."""
@@ -54,7 +53,8 @@ class WorkflowRunner:
         if state.status != "running":
             raise WorkflowError("TRANSITION_REFUSED", f"cannot transition workflow in `{state.status}` status")
         if next_state not in current.transitions:
-            raise WorkflowError("TRANSITION_REFUSED", f"transition `{state.current_state}` -> `{next_state}` is not declared")
+            raise WorkflowError("TRANSITION_REFUSED",
+                                f"transition `{state.current_state}` -> `{next_state}` is not declared")
         target = definition.states[next_state]
         return state.model_copy(update={
             "current_state": next_state,
@@ -86,13 +86,15 @@ class WorkflowRunner:
 def validate_workflow(definition: WorkflowDefinition) -> None:
     """The three structural refusals of ``initialize``, with ALP's messages, in ALP's order."""
     if definition.initial not in definition.states:
-        raise WorkflowError("INVALID_WORKFLOW", f"workflow `{definition.id}` has unknown initial state `{definition.initial}`")
+        raise WorkflowError("INVALID_WORKFLOW",
+                            f"workflow `{definition.id}` has unknown initial state `{definition.initial}`")
     for state_id, state in definition.states.items():
         if state.terminal and state.transitions:
             raise WorkflowError("INVALID_WORKFLOW", f"terminal workflow state `{state_id}` cannot declare transitions")
         for target in state.transitions:
             if target not in definition.states:
-                raise WorkflowError("INVALID_WORKFLOW", f"workflow state `{state_id}` has unknown transition target `{target}`")
+                raise WorkflowError("INVALID_WORKFLOW",
+                                    f"workflow state `{state_id}` has unknown transition target `{target}`")
 
 
 def advance_to_output(
@@ -103,7 +105,8 @@ def advance_to_output(
     while state.status == "running":
         transitions = _current(definition, state).transitions
         if len(transitions) != 1:
-            raise WorkflowError("NO_OUTPUT_PATH", f"workflow state `{state.current_state}` has no unambiguous output path")
+            raise WorkflowError("NO_OUTPUT_PATH",
+                                f"workflow state `{state.current_state}` has no unambiguous output path")
         state = runner.transition(definition, state, transitions[0])
     return state
 

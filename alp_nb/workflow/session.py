@@ -7,8 +7,9 @@ can show what the runner said no to, and why. Illegal moves still raise.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from alp_nb.agents.definition import AgentDefinition
 from alp_nb.agents.output_contract import OutputContract, OutputValidation, text_output
@@ -17,6 +18,9 @@ from alp_nb.agents.workflow_definition import WorkflowDefinition
 from .errors import WorkflowError
 from .execution_state import WorkflowExecutionState
 from .runner import WorkflowRunner, effective_tools
+
+if TYPE_CHECKING:
+    from IPython.lib.pretty import RepresentationPrinter
 
 
 @dataclass(frozen=True)
@@ -33,7 +37,7 @@ class SessionStep:
     def accepted(self) -> bool:
         return self.refused is None
 
-    def _repr_pretty_(self, printer, cycle) -> None:
+    def _repr_pretty_(self, printer: RepresentationPrinter, cycle: bool) -> None:
         from alp_nb.viz.workflows import session_step_text
 
         printer.text(session_step_text(self))
@@ -92,7 +96,8 @@ class WorkflowSession:
             if len(following) == 1:
                 next_state = following[0]
             elif self.state.status == "running":
-                error = WorkflowError("TRANSITION_REFUSED", f"workflow state `{self.state.current_state}` has no single next state; "
+                error = WorkflowError("TRANSITION_REFUSED",
+                                      f"workflow state `{self.state.current_state}` has no single next state; "
                                       f"name one of: {', '.join(following) or 'none'}")
                 self._refuse("transition", error)
                 raise error
@@ -122,7 +127,7 @@ class WorkflowSession:
         self._history.append(SessionStep("back", self.state))
         return self.state
 
-    def _apply(self, action: str, move) -> WorkflowExecutionState:
+    def _apply(self, action: str, move: Callable[[], WorkflowExecutionState]) -> WorkflowExecutionState:
         try:
             after = move()
         except WorkflowError as error:
@@ -146,7 +151,7 @@ class WorkflowSession:
 
         return session_html(self)
 
-    def _repr_pretty_(self, printer, cycle) -> None:
+    def _repr_pretty_(self, printer: RepresentationPrinter, cycle: bool) -> None:
         from alp_nb.viz.workflows import session_text
 
         printer.text(session_text(self))
