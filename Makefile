@@ -1,11 +1,12 @@
 # Two entry points for a fresh clone with Python 3.11+ and pip:
-#   make lab   installs alp_nb with JupyterLab into .venv and opens the notebooks
+#   make lab   installs alp_nb with JupyterLab into .venv and opens the notebooks (it runs until Ctrl-C)
 #   make test  installs alp_nb with its test tools into .venv and runs every test
+# Also: make lint (ruff and mypy, both must report nothing), make bench (the benchmarks).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: lab test bench clean
+.PHONY: lab test lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -15,12 +16,20 @@ $(VENV)/.test-installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
+$(VENV)/.lint-installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[lint]'
+	touch $@
+
 $(VENV)/.lab-installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[lab]'
 	touch $@
 
 test: $(VENV)/.test-installed
 	$(BIN)/python -m pytest --nbval-lax tests notebooks
+
+lint: $(VENV)/.lint-installed
+	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 # Jupyter refuses to run as root without --allow-root (containers, CI machines).
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
@@ -29,7 +38,9 @@ lab: $(VENV)/.lab-installed
 	$(BIN)/jupyter lab $(ROOT_FLAG) notebooks/
 
 bench: $(VENV)/.test-installed
+	$(BIN)/python benchmarks/import_time.py
 	$(BIN)/python benchmarks/registry_scale.py
+	$(BIN)/python benchmarks/runtime_overhead.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache .ruff_cache

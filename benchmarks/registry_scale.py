@@ -21,7 +21,8 @@ import json
 import time
 from collections.abc import Callable
 
-from alp_nb.agents import create_agent_registry, define_linear_workflow, definition_hash
+from alp_nb.agents import create_agent_registry, definition_hash
+from alp_nb.workflow import define_linear_workflow
 
 TOOLS = ["Read", "Glob", "Grep", "Bash"]
 

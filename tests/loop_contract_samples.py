@@ -12,6 +12,10 @@ from typing import Any
 import pytest
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "loop-contracts"
+SHARED_EXAMPLES = SHARED / "examples"
+SHARED_ABSENT = ("../shared/loop-contracts is absent: it is an optional corpus of public loop contracts, "
+                 "beside the repository in CI and on the team's machines but not on a user's")
+"""The skip reason of every test that reads the shared corpus."""
 DELETE = object()
 
 CLEAN = {
@@ -57,16 +61,15 @@ CLEAN = {
 
 def shared_examples() -> dict[str, dict[str, Any]]:
     """The shared example contracts by file name; the test is skipped when ``../shared`` is absent."""
-    folder = SHARED / "examples"
-    if not folder.is_dir():
-        pytest.skip("../shared/loop-contracts is not beside the repository")
-    return {path.name: json.loads(path.read_text()) for path in sorted(folder.glob("*.json"))}
+    if not SHARED_EXAMPLES.is_dir():
+        pytest.skip(SHARED_ABSENT)
+    return {path.name: json.loads(path.read_text()) for path in sorted(SHARED_EXAMPLES.glob("*.json"))}
 
 
 def published_schema() -> dict[str, Any]:
     path = SHARED / "loop-contract.schema.json"
     if not path.is_file():
-        pytest.skip("../shared/loop-contracts is not beside the repository")
+        pytest.skip(SHARED_ABSENT)
     return json.loads(path.read_text())
 
 

@@ -5,13 +5,13 @@ import json
 from pathlib import Path
 
 import pytest
+from loop_contract_samples import SHARED_ABSENT, SHARED_EXAMPLES
 
 from alp_nb.loops.contract import LoopContract, read_contract_document
 from alp_nb.loops.lint import lint_contract
 from alp_nb.loops.simulator import FAILURE_INJECTIONS, simulate
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "examples" / "contracts").glob("*.json"))
-SHARED_EXAMPLES = Path(__file__).resolve().parents[2] / "shared" / "loop-contracts" / "examples"
 
 
 def test_the_project_ships_three_or_more_example_contracts():
@@ -33,7 +33,7 @@ def test_an_example_survives_every_injection_as_expected(path):
 
 def test_examples_are_not_copies_of_the_shared_fixtures():
     if not SHARED_EXAMPLES.is_dir():
-        pytest.skip("../shared is not beside the repository")
+        pytest.skip(SHARED_ABSENT)
     shared = [json.loads(path.read_text()) for path in SHARED_EXAMPLES.glob("*.json")]
     ours = [json.loads(path.read_text()) for path in EXAMPLES]
     shared_texts = {document[key] for document in shared for key in ("name", "objective")}

@@ -1,4 +1,4 @@
-"""The names DESIGN.md promises are importable from ``alp_nb``."""
+"""The public names the README and docs/design.md promise are importable from ``alp_nb``."""
 
 import pytest
 

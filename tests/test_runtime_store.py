@@ -1,4 +1,4 @@
-"""The run store on disk, exactly as DESIGN.md "Files on disk" lays it out."""
+"""The run store on disk, exactly as docs/design.md "Files on disk" lays it out."""
 
 from __future__ import annotations
 

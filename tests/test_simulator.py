@@ -2,10 +2,10 @@
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 from IPython.lib.pretty import pretty
+from loop_contract_samples import SHARED_ABSENT, SHARED_EXAMPLES
 from pydantic import ValidationError
 
 from alp_nb.loops import simulator
@@ -14,7 +14,6 @@ from alp_nb.loops.decision import Evidence
 from alp_nb.loops.errors import LoopContractError
 from alp_nb.loops.simulator import FAILURE_INJECTIONS, Scenario, ScriptedAttempt, simulate
 
-SHARED_EXAMPLES = Path(__file__).resolve().parents[2] / "shared" / "loop-contracts" / "examples"
 OWNER = "Release manager on the #release channel"
 REQUIRED_CASES = ("timeout", "crash-before-side-effect", "crash-after-side-effect", "duplicate-item",
                   "broken-verifier", "missing-authority", "repeated-failure", "no-qualifying-work", "success-on-retry")
@@ -242,7 +241,7 @@ def test_a_simulation_dumps_to_json():
     assert json.loads(json.dumps(dumped))["external_effects"] == {"effect:item-1": 1}
 
 
-@pytest.mark.skipif(not SHARED_EXAMPLES.is_dir(), reason="../shared is not beside the repository")
+@pytest.mark.skipif(not SHARED_EXAMPLES.is_dir(), reason=SHARED_ABSENT)
 @pytest.mark.parametrize("path", sorted(SHARED_EXAMPLES.glob("*.json")) if SHARED_EXAMPLES.is_dir() else [],
                          ids=lambda path: path.stem)
 def test_the_shared_contracts_survive_every_injection_as_expected(path):

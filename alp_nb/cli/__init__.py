@@ -1,13 +1,16 @@
 """The ``alp-nb`` command line: parse, call the library, print.
 
 Exit codes: 0 ok, 1 refused or failing checks, 2 bad usage or input. Each
-command group lives in its own module with a ``register(groups)`` function;
-a group's user-facing errors are printed as one line, never a traceback.
+command group lives in its own module with a ``register(group)`` function that
+adds its commands; only the group named on the command line is imported, so a
+command pays for the layers it uses and ``alp-nb --help`` for none. Every
+``AlpError`` is printed as one line, never a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 import warnings
@@ -18,6 +21,14 @@ from alp_nb.base.errors import AlpError
 from .errors import CLI_ERROR_CODES, UsageError
 
 __all__ = ["CLI_ERROR_CODES", "UsageError", "main"]
+
+COMMAND_GROUPS = {
+    "agent": "list, show, test and trust roles",
+    "context": "inspect an execution",
+    "workflow": "list, run, resume and show saved workflows",
+    "contract": "lint, simulate, review and draft loop contracts",
+}
+"""Each group's one-line help; its commands live in ``alp_nb.cli.<group>``."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,8 +45,9 @@ def _one_line_warning(message: Warning | str, category: type[Warning], filename:
 
 
 def _main(argv: list[str] | None) -> int:
-    parser = _parser()
-    args = parser.parse_args(argv)
+    arguments = sys.argv[1:] if argv is None else argv
+    parser = _parser(next((argument for argument in arguments if not argument.startswith("-")), None))
+    args = parser.parse_args(arguments)
     if not hasattr(args, "handler"):
         parser.print_help()
         return 2
@@ -49,11 +61,12 @@ def _main(argv: list[str] | None) -> int:
         return 1
 
 
-def _parser() -> argparse.ArgumentParser:
-    from . import agent, context, contract, workflow  # here, so that `alp_nb.cli.errors` stays cheap to import
-
+def _parser(chosen: str | None) -> argparse.ArgumentParser:
+    """Every group, with the commands of the ``chosen`` one (the others are only named, with their help)."""
     parser = argparse.ArgumentParser(prog="alp-nb", description="The ALP agent model, from a terminal.")
     groups = parser.add_subparsers(title="commands")
-    for group in (agent, context, workflow, contract):
-        group.register(groups)
+    for name, help_text in COMMAND_GROUPS.items():
+        group = groups.add_parser(name, help=help_text)
+        if name == chosen:
+            importlib.import_module(f"{__name__}.{name}").register(group)
     return parser

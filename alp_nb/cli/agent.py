@@ -32,9 +32,9 @@ from alp_nb.viz import agent_reports as views
 from .errors import UsageError
 
 
-def register(groups: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``alp-nb agent ...`` to the top-level subparsers."""
-    agent = groups.add_parser("agent", help="list, show, test and trust roles").add_subparsers(title="agent commands")
+def register(group: argparse.ArgumentParser) -> None:
+    """Add the ``alp-nb agent ...`` commands to their group's parser."""
+    agent = group.add_subparsers(title="agent commands")
 
     def command(name: str, handler: Callable[[argparse.Namespace], int], help_text: str,
                 with_id: bool = True) -> argparse.ArgumentParser:

@@ -12,8 +12,9 @@ from alp_nb.workflow import ExecutionStore
 from .errors import UsageError
 
 
-def register(groups: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    context = groups.add_parser("context", help="inspect an execution").add_subparsers(title="context commands")
+def register(group: argparse.ArgumentParser) -> None:
+    """Add the ``alp-nb context ...`` commands to their group's parser."""
+    context = group.add_subparsers(title="context commands")
     status = context.add_parser("status", help="an execution's role, workflow state, status and tools now")
     status.add_argument("execution_id", nargs="?", help="exec_… (default: $ALP_DELEGATION_EXECUTION_ID)")
     status.add_argument("--root", help="executions folder (default: $ALP_EXECUTION_ROOT or ~/.alp/executions)")

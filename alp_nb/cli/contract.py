@@ -14,10 +14,9 @@ from alp_nb.viz.packet_documents import review_packet, review_packet_markdown
 from alp_nb.viz.simulation import simulation_text
 
 
-def register(groups: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``alp-nb contract ...`` to the top-level subparsers."""
-    contract = groups.add_parser("contract", help="lint, simulate, review and draft loop contracts").add_subparsers(
-        title="contract commands")
+def register(group: argparse.ArgumentParser) -> None:
+    """Add the ``alp-nb contract ...`` commands to their group's parser."""
+    contract = group.add_subparsers(title="contract commands")
 
     lint = contract.add_parser("lint", help="check contracts against the schema and the lint rules; exit 1 on errors, "
                                "2 when a file cannot be read")

@@ -22,10 +22,9 @@ STORE_HELP = "run store folder (default: ./.alp-runs)"
 INTERRUPTED = 130  # the shell's code for a command stopped by Ctrl-C (128 + SIGINT)
 
 
-def register(groups: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``alp-nb workflow ...`` to the top-level subparsers."""
-    workflow = groups.add_parser("workflow", help="list, run, resume and show saved workflows").add_subparsers(
-        title="workflow commands")
+def register(group: argparse.ArgumentParser) -> None:
+    """Add the ``alp-nb workflow ...`` commands to their group's parser."""
+    workflow = group.add_subparsers(title="workflow commands")
     workflow.add_parser("list", help="the saved workflows: name, description, phases, args").set_defaults(
         handler=_list)
     run = workflow.add_parser("run", help="run a saved workflow (agent calls answered by the mock runner)")

@@ -1,6 +1,6 @@
 """The workflow runtime: saved workflow scripts run as resumable, journaled orchestrations of agent calls.
 
-See README "Workflow runtime" and ``docs/design.md`` "Files on disk" for the run store layout.
+See README "The workflow runtime" and ``docs/design.md`` "Files on disk" for the run store layout.
 Every public name is listed below and imported on first use (see ``alp_nb.base.lazy``).
 """
 

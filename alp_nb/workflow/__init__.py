@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     )
 
     from .errors import WORKFLOW_ERROR_CODES as WORKFLOW_ERROR_CODES, WorkflowError as WorkflowError
-    from .execution_policy import execution_policy as execution_policy, policy_hash as policy_hash
     from .execution_state import (
         LIVE_STATUSES as LIVE_STATUSES,
         MAX_OUTPUT_REPAIR_ATTEMPTS as MAX_OUTPUT_REPAIR_ATTEMPTS,
@@ -46,6 +45,7 @@ if TYPE_CHECKING:
         PydanticOutputContract as PydanticOutputContract,
         define_output_contract as define_output_contract,
     )
+    from .policy_snapshot import execution_policy as execution_policy, policy_hash as policy_hash
     from .runner import (
         WorkflowRunner as WorkflowRunner,
         advance_to_output as advance_to_output,

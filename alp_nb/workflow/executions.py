@@ -35,8 +35,8 @@ from alp_nb.base.atomic_file import write_atomic
 from alp_nb.base.frozen import FrozenJson, FrozenModel, validation_issues
 
 from .errors import WorkflowError
-from .execution_policy import WorkspaceMode, execution_policy
 from .execution_state import MAX_OUTPUT_REPAIR_ATTEMPTS, WorkflowExecutionState, WorkflowRunStatus
+from .policy_snapshot import WorkspaceMode, execution_policy
 from .runner import WorkflowRunner, advance_to_output, effective_tools
 
 if TYPE_CHECKING:
