@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from alp_nb.cli import main
-from alp_nb.loops.contract import LoopContract
+from alp_nb.loops.loop_contract import LoopContract
 from alp_nb.loops.simulator import FAILURE_INJECTIONS
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "contracts"

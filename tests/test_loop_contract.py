@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from ruamel.yaml import YAML
 
 from alp_nb.loops import PARTS, LoopContract, LoopContractError
-from alp_nb.loops.contract import json_path, read_contract_document
+from alp_nb.loops.loop_contract import json_path, read_contract_document
 
 
 def test_the_model_has_exactly_the_twelve_parts_of_the_schema():

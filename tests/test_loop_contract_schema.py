@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from loop_contract_samples import CLEAN, published_schema, shared_examples
 
 from alp_nb.loops import LoopContract, LoopContractError
-from alp_nb.loops.contract import json_path
+from alp_nb.loops.loop_contract import json_path
 
 Location = tuple[str | int, ...]
 

@@ -428,9 +428,9 @@ def test_oversized_agent_file_is_refused_by_the_loader_with_its_size(tmp_path):
 def test_loaded_definitions_are_frozen(tmp_path):
     definition = load_one(tmp_path)
     with pytest.raises(ValidationError, match="frozen"):
-        definition.id = "other"  # type: ignore[misc]
+        definition.id = "other"  # type: ignore[misc]  # the assignment a frozen model must refuse
     with pytest.raises(ValidationError, match="frozen"):
-        definition.capabilities.tools += ("Bash",)  # type: ignore[misc]
+        definition.capabilities.tools += ("Bash",)  # type: ignore[misc]  # the same, one level down
     assert isinstance(definition.capabilities.tools, tuple)
 
 

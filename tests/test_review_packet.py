@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from loop_contract_samples import CLEAN, edit
 
-from alp_nb.loops.contract import PARTS, Exit, LoopContract
 from alp_nb.loops.decision import OUTCOMES
+from alp_nb.loops.loop_contract import PARTS, Exit, LoopContract
 from alp_nb.loops.simulator import FAILURE_INJECTIONS, simulate
 from alp_nb.viz.packet_documents import review_packet, review_packet_markdown
 

@@ -9,9 +9,9 @@ from loop_contract_samples import SHARED_ABSENT, SHARED_EXAMPLES
 from pydantic import ValidationError
 
 from alp_nb.loops import simulator
-from alp_nb.loops.contract import Budget, Escalation, LoopContract
 from alp_nb.loops.decision import Evidence
 from alp_nb.loops.errors import LoopContractError
+from alp_nb.loops.loop_contract import Budget, Escalation, LoopContract
 from alp_nb.loops.simulator import FAILURE_INJECTIONS, Scenario, ScriptedAttempt, simulate
 
 OWNER = "Release manager on the #release channel"

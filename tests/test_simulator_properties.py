@@ -4,8 +4,8 @@ and every effect it made outside is either checkpointed or named in that final r
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from alp_nb.loops.contract import Budget, Escalation, LoopContract
 from alp_nb.loops.decision import TERMINAL_OUTCOMES, Evidence
+from alp_nb.loops.loop_contract import Budget, Escalation, LoopContract
 from alp_nb.loops.receipts import RECEIPT_TYPES
 from alp_nb.loops.simulator import Scenario, ScriptedAttempt, simulate
 

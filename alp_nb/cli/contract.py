@@ -6,9 +6,9 @@ import argparse
 import json
 from pathlib import Path
 
-from alp_nb.loops.contract import LoopContract, read_contract_document, write_contract_file
 from alp_nb.loops.errors import LoopContractError
 from alp_nb.loops.lint import lint_contract
+from alp_nb.loops.loop_contract import LoopContract, read_contract_document, write_contract_file
 from alp_nb.loops.simulator import FAILURE_INJECTIONS, simulate
 from alp_nb.viz.packet_documents import review_packet, review_packet_markdown
 from alp_nb.viz.simulation import simulation_text

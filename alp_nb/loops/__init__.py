@@ -9,7 +9,19 @@ from typing import TYPE_CHECKING
 from alp_nb.base.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from .contract import (
+    from .decision import (
+        OUTCOMES as OUTCOMES,
+        BudgetState as BudgetState,
+        Evidence as Evidence,
+        LoopState as LoopState,
+        Outcome as Outcome,
+        decide as decide,
+        failure_signature as failure_signature,
+    )
+    from .errors import LOOP_CONTRACT_ERROR_CODES as LOOP_CONTRACT_ERROR_CODES, LoopContractError as LoopContractError
+    from .lint import Finding as Finding, Findings as Findings, lint_contract as lint_contract
+    from .lint_rules import LINT_RULES as LINT_RULES, LintRule as LintRule
+    from .loop_contract import (
         PARTS as PARTS,
         PHASES as PHASES,
         TEMPLATE_MARK as TEMPLATE_MARK,
@@ -27,18 +39,6 @@ if TYPE_CHECKING:
         Workspace as Workspace,
         read_contract_document as read_contract_document,
     )
-    from .decision import (
-        OUTCOMES as OUTCOMES,
-        BudgetState as BudgetState,
-        Evidence as Evidence,
-        LoopState as LoopState,
-        Outcome as Outcome,
-        decide as decide,
-        failure_signature as failure_signature,
-    )
-    from .errors import LOOP_CONTRACT_ERROR_CODES as LOOP_CONTRACT_ERROR_CODES, LoopContractError as LoopContractError
-    from .lint import Finding as Finding, Findings as Findings, lint_contract as lint_contract
-    from .lint_rules import LINT_RULES as LINT_RULES, LintRule as LintRule
     from .receipts import RECEIPT_FIELDS as RECEIPT_FIELDS, make_receipt as make_receipt
     from .review_packet import (
         REVIEW_PAIRS as REVIEW_PAIRS,

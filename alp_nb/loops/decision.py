@@ -24,7 +24,7 @@ from alp_nb.base.frozen import FrozenModel
 from .errors import LoopContractError
 
 if TYPE_CHECKING:
-    from .contract import Budget
+    from .loop_contract import Budget
 
 Outcome = Literal["exit-success", "exit-noop", "escalate", "stop-with-receipt", "retry-with-new-evidence"]
 

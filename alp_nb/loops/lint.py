@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from alp_nb.base.frozen import FrozenModel
 
-from .contract import LoopContract
 from .errors import LoopContractError
 from .lint_rules import LINT_RULES, LintRule
+from .loop_contract import LoopContract
 
 if TYPE_CHECKING:
     from IPython.lib.pretty import RepresentationPrinter

@@ -22,7 +22,7 @@ import jsonschema
 
 from alp_nb.base.schema_errors import error_location
 
-from .contract import TEMPLATE_MARK, LoopContract, json_path
+from .loop_contract import TEMPLATE_MARK, LoopContract, json_path
 
 Severity = Literal["error", "warning", "info"]
 Hit = tuple[str, str]

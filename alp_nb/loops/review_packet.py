@@ -13,9 +13,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .contract import PARTS, LoopContract
 from .decision import OUTCOME_CONDITIONS, OUTCOMES, Outcome
 from .lint import Finding, Findings, lint_contract
+from .loop_contract import PARTS, LoopContract
 from .receipts import RECEIPT_FIELDS
 from .simulator import FAILURE_INJECTIONS, Simulation, simulate
 

@@ -23,7 +23,6 @@ from pydantic import Field, model_validator
 
 from alp_nb.base.frozen import FrozenMapping
 
-from .contract import LoopContract
 from .decision import (
     BudgetState,
     Evidence,
@@ -35,6 +34,7 @@ from .decision import (
     stop_reasons,
 )
 from .errors import LoopContractError
+from .loop_contract import LoopContract
 from .receipts import Receipt, make_receipt, receipt_owner
 
 if TYPE_CHECKING:

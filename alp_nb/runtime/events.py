@@ -59,9 +59,9 @@ class EventLog:
     def __init__(self, subscribers: Iterable[Subscriber], path: Path | None = None) -> None:
         self._subscribers = list(subscribers)
         self._file = None
-        if path is not None:  # open for the whole attempt, closed by close()
-            self._file = open(_open_after_last_line(path), "a", encoding="utf-8",  # noqa: SIM115
-                              errors="backslashreplace", buffering=1 << 16)
+        if path is not None:
+            self._file = open(  # noqa: SIM115 (open for the whole attempt, closed by close())
+                _open_after_last_line(path), "a", encoding="utf-8", errors="backslashreplace", buffering=1 << 16)
 
     def emit(self, event_type: str, **fields: Any) -> Event:
         return self.publish({"type": event_type, **fields})

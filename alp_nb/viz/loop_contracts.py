@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from alp_nb.loops.contract import AgentRole
+from alp_nb.loops.loop_contract import AgentRole
 
 from .html import badge, block, esc, table
 
 if TYPE_CHECKING:
-    from alp_nb.loops.contract import LoopContract
     from alp_nb.loops.lint import Finding
+    from alp_nb.loops.loop_contract import LoopContract
 
 TONES = {"error": "bad", "warning": "warn", "info": "info"}
 SEVERITIES = ("error", "warning", "info")

@@ -15,8 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from alp_nb.loops.contract import PHASES, LoopContract
 from alp_nb.loops.lint import Finding
+from alp_nb.loops.loop_contract import PHASES, LoopContract
 from alp_nb.loops.review_packet import DecisionRow, ReviewPacket
 from alp_nb.loops.simulator import Simulation
 
