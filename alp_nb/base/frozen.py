@@ -1,8 +1,9 @@
-"""Immutability helpers: a frozen camelCase-aliased model base and deep-frozen JSON.
+"""Immutability helpers: a frozen camelCase-aliased model base and deep-frozen JSON, for every layer.
 
-Definitions are deep-frozen, as ALP's ``defineAgent`` freezes recursively:
+Data is deep-frozen, as ALP's ``defineAgent`` freezes a definition recursively:
 sequences become tuples, mappings become read-only ``MappingProxyType`` views
-over private copies, and models refuse attribute assignment.
+over private copies, and models refuse attribute assignment. A snapshot, a
+contract or a journal entry read twice can therefore never disagree.
 """
 
 from __future__ import annotations
