@@ -49,7 +49,7 @@ if TYPE_CHECKING:
         project_registry as project_registry,
         runtime_for_model as runtime_for_model,
     )
-    from .base import AlpError as AlpError
+    from .base import BASE_ERROR_CODES as BASE_ERROR_CODES, AlpError as AlpError
     from .cli.errors import CLI_ERROR_CODES as CLI_ERROR_CODES, UsageError as UsageError
     from .loops import (
         FAILURE_INJECTIONS as FAILURE_INJECTIONS,

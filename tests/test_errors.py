@@ -13,6 +13,7 @@ import pytest
 import alp_nb
 from alp_nb import (
     AGENT_ERROR_CODES,
+    BASE_ERROR_CODES,
     CLI_ERROR_CODES,
     LOOP_CONTRACT_ERROR_CODES,
     POLICY_ERROR_CODES,
@@ -27,12 +28,15 @@ from alp_nb import (
     WorkflowError,
     WorkflowInputError,
 )
+from alp_nb.base import RefusedFile, UntrustedJson
 from alp_nb.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "alp_nb"
 
 TABLES = {
+    "RefusedFile": BASE_ERROR_CODES,
+    "UntrustedJson": BASE_ERROR_CODES,
     "AgentRegistryError": REGISTRY_ERROR_CODES,
     "AgentError": AGENT_ERROR_CODES,
     "policy answer": POLICY_ERROR_CODES,
@@ -43,6 +47,9 @@ TABLES = {
     "UsageError": CLI_ERROR_CODES,
 }
 """Each way a code reaches a user, and the table its codes belong to."""
+
+FIXED_CODES = {"RefusedFile": "REFUSED_FILE", "UntrustedJson": "INVALID_JSON"}
+"""The classes that always carry one code, so their raise sites name none."""
 
 RAISERS = {
     "AgentRegistryError": ("AgentRegistryError", 0), "_fail": ("AgentRegistryError", 0),
@@ -57,7 +64,8 @@ RAISERS = {
 the helpers that build them (``_fail`` makes an ``AgentRegistryError``, policy's ``_granted(condition, code,
 reason)`` a ``Deny``, the Workflow tool's ``_error`` an error result)."""
 
-LAYER_OF = {"AgentRegistryError": "agents", "AgentError": "agents", "policy answer": "agents",
+LAYER_OF = {"RefusedFile": "base", "UntrustedJson": "base",
+            "AgentRegistryError": "agents", "AgentError": "agents", "policy answer": "agents",
             "WorkflowError": "workflow", "WorkflowInputError": "runtime", "Workflow tool result": "runtime",
             "LoopContractError": "loops", "UsageError": "cli"}
 
@@ -70,6 +78,8 @@ def codes_in_the_source() -> dict[str, set[str]]:
             if not isinstance(node, ast.Call):
                 continue
             name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", None)
+            if name in FIXED_CODES:
+                found[name].add(FIXED_CODES[name])
             if name not in RAISERS:
                 continue
             kind, position = RAISERS[name]
@@ -118,6 +128,8 @@ def test_every_public_exception_alp_nb_defines_derives_from_the_one_root():
     WorkflowInputError("RUN_NOT_FOUND", "no run"),
     LoopContractError("CONTRACT_INVALID", "contract: not a valid loop contract", ("name: Field required",)),
     UsageError("USAGE", "name one role, or pass --all"),
+    RefusedFile("/store/run.lock", "is a symbolic link, which alp_nb does not follow"),
+    UntrustedJson('repeated key "a"'),
 ], ids=lambda error: type(error).__name__)
 def test_an_error_keeps_its_code_and_message_through_a_pickle(error):
     copy = pickle.loads(pickle.dumps(error))
@@ -159,6 +171,7 @@ def test_a_command_line_usage_error_is_not_a_workflow_error(monkeypatch, capsys)
 
 
 def test_each_class_publishes_its_table_as_codes():
+    assert RefusedFile.codes + UntrustedJson.codes == BASE_ERROR_CODES
     assert AgentRegistryError.codes == REGISTRY_ERROR_CODES
     assert AgentError.codes == AGENT_ERROR_CODES
     assert WorkflowError.codes == WORKFLOW_ERROR_CODES
@@ -201,6 +214,7 @@ def test_the_readme_table_lists_exactly_the_codes_with_their_layer_and_class():
     tool_results = codes_in_the_source()["Workflow tool result"]
     expected = {
         (code, LAYER_OF[kind], "Workflow tool result" if code in tool_results else kind)
-        for kind, codes in TABLES.items() if kind != "Workflow tool result" for code in codes
+        for kind, codes in TABLES.items() if kind != "Workflow tool result"
+        for code in ((FIXED_CODES[kind],) if kind in FIXED_CODES else codes)
     }
     assert readme_codes() == expected

@@ -7,7 +7,7 @@ from .lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .atomic_file import write_atomic as write_atomic
-    from .errors import AlpError as AlpError
+    from .errors import BASE_ERROR_CODES as BASE_ERROR_CODES, AlpError as AlpError
     from .frozen import (
         FrozenJson as FrozenJson,
         FrozenMapping as FrozenMapping,
@@ -17,7 +17,14 @@ if TYPE_CHECKING:
         validation_issues as validation_issues,
     )
     from .jsonline import line_encoder as line_encoder
+    from .safe_files import (
+        RefusedFile as RefusedFile,
+        check_not_link as check_not_link,
+        open_regular as open_regular,
+        read_regular as read_regular,
+    )
     from .schema_errors import error_location as error_location
     from .strict_yaml import dump_strict_yaml as dump_strict_yaml, load_strict_yaml as load_strict_yaml
+    from .untrusted_json import UntrustedJson as UntrustedJson, loads_untrusted as loads_untrusted
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+BASE_ERROR_CODES: tuple[str, ...] = ("REFUSED_FILE", "INVALID_JSON")
+"""The codes of the base layer's two refusals of untrusted input, each a class of its own (``RefusedFile``,
+``UntrustedJson``); a layer usually says them again in its own words, naming the file and line."""
+
 
 class AlpError(Exception):
     """An error with a stable ``code`` (for programs) and a ``message`` (for people); it pickles

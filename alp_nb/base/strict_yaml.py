@@ -16,12 +16,22 @@ from collections.abc import Mapping
 from ruamel.yaml import YAML
 from ruamel.yaml.constructor import DuplicateKeyError
 from ruamel.yaml.error import MarkedYAMLError, StreamMark, YAMLError
-from ruamel.yaml.events import AliasEvent, DocumentStartEvent, NodeEvent, ScalarEvent
+from ruamel.yaml.events import (
+    AliasEvent,
+    CollectionEndEvent,
+    CollectionStartEvent,
+    DocumentStartEvent,
+    NodeEvent,
+    ScalarEvent,
+)
 from ruamel.yaml.nodes import ScalarNode
 from ruamel.yaml.representer import SafeRepresenter
 from ruamel.yaml.resolver import VersionedResolver
 
+from .untrusted_json import MAX_DEPTH, MAX_INT_DIGITS
+
 _YAML_TAG = "tag:yaml.org,2002:"
+_BRACKETS = re.compile(r"[\[\]{}]")
 _CORE_SCALARS = {  # tag: (the text it matches, the first characters ruamel looks it up by)
     "null": (r"~|null|Null|NULL|", ["~", "n", "N", ""]),
     "bool": (r"true|True|TRUE|false|False|FALSE", list("tTfF")),
@@ -67,12 +77,23 @@ _StrictRepresenter.add_representer(str, _StrictRepresenter.represent_str)
 
 
 def load_strict_yaml(text: str) -> tuple[object, str | None]:
-    """The document in ``text`` and None, or None and the problem (``yaml: ...``, with line and column)."""
+    """The document in ``text`` and None, or None and the problem (``yaml: ...``, with line and column).
+
+    Nesting is bounded by ``MAX_DEPTH`` and integers by ``MAX_INT_DIGITS``, as for JSON: a flow collection
+    nested thousands deep is refused before the parser (which slows down with depth) reads it.
+    """
+    if _bracket_depth(text) > MAX_DEPTH:
+        return None, f"yaml: nested more than {MAX_DEPTH} levels deep"
     yaml = YAML(typ="safe", pure=True)
     yaml.Resolver = _CoreSchemaResolver
     try:
-        documents = 0
+        documents = depth = 0
         for event in yaml.parse(io.StringIO(text)):
+            depth += isinstance(event, CollectionStartEvent) - isinstance(event, CollectionEndEvent)
+            if depth > MAX_DEPTH:
+                return None, f"yaml: nested more than {MAX_DEPTH} levels deep{_where(event.start_mark)}"
+            if isinstance(event, ScalarEvent) and (problem := _integer_problem(event)):
+                return None, f"yaml: {problem}{_where(event.start_mark)}"
             if isinstance(event, AliasEvent):
                 return None, f"yaml: Alias resolution is disabled{_where(event.start_mark)}"
             if isinstance(event, DocumentStartEvent):
@@ -115,6 +136,25 @@ def _tag_problem(event: NodeEvent) -> str | None:
                 "(only the core schema's !!str, !!int, !!float, !!bool, !!null, !!seq, !!map)")
     if isinstance(event, ScalarEvent) and tag in _CORE_PATTERNS and not _CORE_PATTERNS[tag].match(event.value):
         return f"{event.value!r} is not a core-schema {shown[2:]}"
+    return None
+
+
+def _bracket_depth(text: str) -> int:
+    """The deepest nesting of ``[`` and ``{`` in ``text``, quoted text included: an upper bound of the flow
+    nesting, found without parsing."""
+    depth = deepest = 0
+    for bracket in _BRACKETS.finditer(text):
+        depth += 1 if bracket.group() in "[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def _integer_problem(event: ScalarEvent) -> str | None:
+    """An integer written with more digits than ``MAX_INT_DIGITS`` (Python would refuse it past 4,300 anyway,
+    with a message that names nothing)."""
+    value = event.value
+    if event.style is None and len(value) > MAX_INT_DIGITS and _CORE_PATTERNS[f"{_YAML_TAG}int"].match(value):
+        return f"an integer of {len(value)} digits, over the limit of {MAX_INT_DIGITS}"
     return None
 
 
