@@ -2,13 +2,15 @@
 
 Also runnable as a script (the crash-safety and command-line tests start it in a subprocess):
 ``python runtime_support.py STORE launch|resume|hold|block [RUN_ID]``, ``python runtime_support.py STORE die``
-(review-changes killed as by ``kill -9`` after KILLED_AFTER journaled calls) and ``python runtime_support.py STORE cli
-ARG...`` (``alp-nb ARG...`` with ``wait-once`` saved too).
+(review-changes killed as by ``kill -9`` after KILLED_AFTER journaled calls), ``python runtime_support.py STORE retry
+[RUN_ID]`` (``checked`` under a budget of RETRY_BUDGET, hanging in its schema retry until killed) and
+``python runtime_support.py STORE cli ARG...`` (``alp-nb ARG...`` with ``wait-once`` saved too).
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import os
 import subprocess
@@ -22,13 +24,23 @@ from alp_nb.runtime import DEFAULT_REGISTRY, MockAgentRunner, RunnerOutput, RunS
 CRASH_CALLS = 200
 HANG_AFTER = 100
 KILLED_AFTER = 4
+RETRY_BUDGET = 50
+RETRY_TOKENS = 20
 SUPPORT = __file__
+OK_SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
 
 
 def launch(name, store, workflows=None, args=None, resume=None, **options):
     """Run (or resume) ``name`` from this module's registry, or ``workflows``, to completion."""
     workflows = registry() if workflows is None else workflows
     return asyncio.run(run_workflow(name, args, resume, store=store, registry=workflows, **options))
+
+
+def sealed_line(record: dict[str, Any]) -> str:
+    """``record`` as a v2 journal line, following the spec (not the runtime's code): the JSON text T of the record
+    without ``sum``, then ``"sum": "<first 16 hex of sha256(T)>"`` appended as its last member."""
+    text = json.dumps({key: value for key, value in record.items() if key != "sum"}, ensure_ascii=False)
+    return f'{text[:-1]}, "sum": "{hashlib.sha256(text.encode()).hexdigest()[:16]}"}}\n'
 
 
 def registry() -> WorkflowRegistry:
@@ -71,6 +83,10 @@ def registry() -> WorkflowRegistry:
         """The same call made ``times`` times, one after another."""
         return [await ctx.agent("same prompt", label="same") for _ in range(args.get("times", 2))]
 
+    async def checked(ctx, args):
+        """One call whose answer must match OK_SCHEMA (the retry-crash test)."""
+        return await ctx.agent("check it", schema=OK_SCHEMA, label="check")
+
     async def crash(ctx, args):
         """CRASH_CALLS independent calls behind one barrier (the SIGKILL test)."""
         ctx.phase("Fan-out")
@@ -81,6 +97,7 @@ def registry() -> WorkflowRegistry:
     for name, script, phases in (("fanout", fanout, ()), ("staged", staged, ("Stage",)), ("child", child, ()),
                                  ("parent", parent, ()), ("grandparent", grandparent, ()),
                                  ("sequence", sequence, ()), ("twice", twice, ()), ("crash", crash, ("Fan-out",)),
+                                 ("checked", checked, ()),
                                  ("wait-once", wait_once, ("Wait",))):
         workflows.register({"name": name, "description": f"{name} test workflow", "phases": list(phases)}, script)
     return workflows
@@ -201,6 +218,22 @@ class BlockingRunner:
         return RunnerOutput("too late", 1)
 
 
+class HangsInRetry:
+    """Answers a first prompt with output that breaks OK_SCHEMA (RETRY_TOKENS tokens), appending the tokens it hands
+    back to ``ledger`` first; the retry writes ``marker`` and hangs until the process is killed."""
+
+    def __init__(self, ledger: Path, marker: Path) -> None:
+        self.ledger, self.marker = ledger, marker
+
+    async def run(self, prompt, schema, label):
+        if prompt.endswith("Return valid JSON."):
+            self.marker.write_text("retrying")
+            await asyncio.sleep(3600)
+        with self.ledger.open("a") as ledger:
+            ledger.write(f"{RETRY_TOKENS}\n")
+        return RunnerOutput({"ok": "not a boolean"}, RETRY_TOKENS)
+
+
 class LoggingRunner(MockAgentRunner):
     """The mock, appending every label it is asked to a file (so another process can see the calls)."""
 
@@ -235,6 +268,12 @@ def main(argv: list[str]) -> None:
     elif mode == "block":  # a run stopped by Ctrl-C while its runner blocks in a thread
         asyncio.run(run_workflow("sequence", store=store, registry=registry(),
                                  runner=BlockingRunner(folder / "blocking.marker")))
+    elif mode == "retry":  # launch (or resume) `checked`, killed by the test while its retry hangs
+        runner = HangsInRetry(folder / "handed-back.log", folder / "retrying.marker")
+        resume = argv[2] if len(argv) > 2 else None
+        run = asyncio.run(run_workflow("checked", None if resume else {"budget": RETRY_BUDGET}, resume,
+                                       store=store, registry=registry(), runner=runner))
+        print(json.dumps(run.to_json()))
     elif mode == "hold":  # resume and hang on the first new call, holding the run's lock
         asyncio.run(run_workflow("crash", None, argv[2], store=store, registry=registry(),
                                  runner=HangingRunner(0, folder / "holding.marker")))

@@ -133,7 +133,7 @@ def test_oversized_file_on_disk_is_refused_before_it_is_parsed(tmp_path):
     path = write_agent(tmp_path, text=b"\xff{[: *nope\n" * (40 * 1024 // 11 + 1))
     agent_file, issues = read_agent_file(path)
     assert agent_file is None
-    assert issues == (f"agent file is {path.stat().st_size} bytes, over the 32768 byte limit",)
+    assert issues == (f"agent.yaml is {path.stat().st_size} bytes, over the 32768 byte limit",)
 
 
 def test_file_of_exactly_32768_bytes_is_not_over_the_limit():

@@ -738,3 +738,88 @@ def test_list_with_a_corrupt_trust_file_says_so_once_instead_of_never_trusted(ca
     assert row.split()[:2] == ["UNTRUSTED", "migrator"] and row.endswith(views.TRUST_FILE_UNUSABLE)
     assert err.splitlines() == [f"alp-nb: warning: invalid trusted agents file at {store.path}; nothing is trusted "
                                 "until it is repaired"]
+
+
+# --- what reaches the terminal: control characters escaped, one value on one line -------------------
+
+ESCAPE = "\x1b[2J"
+"""Clears the screen, in a terminal that obeys it: an agent file could wipe the report above its own."""
+
+
+def _hostile_agent(project: Path) -> None:
+    """A loadable agent whose display name forges a line and whose state id carries an escape, beside a
+    folder whose name carries one (so it does not load) and a project skill whose name does."""
+    write_agent(project, displayName=f"Evil{ESCAPE}\nRESULT   14 checks passed",
+                workflow=[{"id": f"SC{ESCAPE}OPE", "allowedTools": ["Read"]}, {"id": "REPORT"}])
+    write_agent(project, "other", directory=f"oth{ESCAPE}er")
+    write_skill(skills_dir(project, "review"), f"ho{ESCAPE}use")
+
+
+def _shown_on_a_terminal(out: str) -> list[str]:
+    """The lines printed, once it is held that none holds an escape the terminal would obey."""
+    assert not any(char in out for char in "\x1b\x9b\r"), out
+    return out.splitlines()
+
+
+def test_list_prints_control_characters_in_folder_names_and_issues_escaped(capsys, project):
+    _hostile_agent(project)
+    code, out, _ = agent(capsys, project, "list")
+    assert code == 1
+    lines = _shown_on_a_terminal(out)
+    assert lines[-1].startswith("UNLOADABLE oth\\x1b[2Jer ")  # padded before escaping: the column drifts, no more
+    assert lines[-1].endswith("id: declares id `other` but lives in directory `oth\\x1b[2Jer`")
+
+
+def test_show_prints_control_characters_in_display_names_and_state_ids_escaped(capsys, project):
+    _hostile_agent(project)
+    code, out, _ = agent(capsys, project, "show", "migrator")
+    assert code == 0
+    lines = _shown_on_a_terminal(out)
+    assert lines[0] == "AGENT    migrator — Evil\\x1b[2J\\x0aRESULT   14 checks passed"
+    assert "    SC\\x1b[2JOPE  Read" in lines
+    assert not any(line.startswith("RESULT") for line in lines)
+
+
+def test_show_prints_control_characters_in_skill_names_and_paths_escaped(capsys, project):
+    _hostile_agent(project)
+    code, out, _ = agent(capsys, project, "show", "review")
+    assert code == 0
+    lines = _shown_on_a_terminal(out)
+    assert "  skills          code-review, alp-scenario, security-scan, test-quality-guard, ho\\x1b[2Juse" in lines
+    assert any(line.endswith("skills/ho\\x1b[2Juse") for line in lines)
+
+
+def test_test_prints_control_characters_escaped_so_a_display_name_cannot_forge_a_result_line(capsys, project):
+    _hostile_agent(project)
+    code, out, _ = agent(capsys, project, "test", "migrator")
+    assert code == 0
+    lines = _shown_on_a_terminal(out)
+    assert lines[0] == "AGENT-FILE oth\\x1b[2Jer — .alp/agents/oth\\x1b[2Jer/agent.yaml"
+    assert "AGENT    migrator — Evil\\x1b[2J\\x0aRESULT   14 checks passed · mode medium" in lines
+    assert lines.count("RESULT   14 checks passed") == 1
+
+
+def test_add_prints_control_characters_escaped_before_the_trust_question(capsys, project, store, terminal):
+    _hostile_agent(project)
+    terminal.answer("no")
+    code, out, _ = agent(capsys, project, "add", "migrator")
+    assert code == 1
+    lines = _shown_on_a_terminal(out)
+    assert "AGENT    migrator — Evil\\x1b[2J\\x0aRESULT   14 checks passed · mode medium" in lines
+
+
+def test_add_and_untrust_print_an_id_given_on_the_command_line_escaped(capsys, project, store, terminal):
+    terminal.answer("no")
+    code, _, err = agent(capsys, project, "add", f"mi{ESCAPE}g")
+    assert code == 2 and "\x1b" not in err and "unknown agent `mi\\x1b[2Jg`" in err
+    code, out, _ = agent(capsys, project, "untrust", f"mi{ESCAPE}g")
+    assert code == 1
+    assert out == f"NONE     `mi\\x1b[2Jg` was not trusted in {project}\n"
+
+
+def test_json_output_keeps_the_text_and_escapes_the_c1_controls(capsys, project):
+    write_agent(project, displayName="Evil\x9b2J")
+    code, out, _ = agent(capsys, project, "test", "migrator", "--json")
+    assert code == 0
+    assert "\x9b" not in out and '"displayName": "Evil\\u009b2J"' in out
+    assert json.loads(out)["reports"]["displayName"] == "Evil\x9b2J"

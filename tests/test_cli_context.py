@@ -146,3 +146,16 @@ def test_status_of_a_project_agents_execution_without_its_project_is_refused(cap
     code, _, err = run(capsys, "context", "status", "exec_m", "--root", str(root))
     assert code == 2
     assert err == "alp-nb: no definition for `migrator` matching the hash this execution ran with\n"
+
+
+def test_status_prints_control_characters_in_state_ids_escaped(capsys, tmp_path, root, store):
+    project = (tmp_path / "hostile").resolve()
+    project.mkdir()
+    write_agent(project, "migrator", workflow=[{"id": "SC\x1b[2J\nOPE", "allowedTools": ["Read"]}, {"id": "REPORT"}])
+    store.prepare(project_registry(project, candidates=True).registry, "migrator", workspace=project,
+                  execution_id="exec_h")
+    code, out, err = run(capsys, "context", "status", "exec_h", "--root", str(root), "--project", str(project))
+    assert (code, err) == (0, "")
+    assert "\x1b" not in out
+    assert out.splitlines()[5] == "STATE      SC\\x1b[2J\\x0aOPE"
+    assert len(out.splitlines()) == 9

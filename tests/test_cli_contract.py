@@ -1,6 +1,10 @@
 """``alp-nb contract``: exit 0 when clean, 1 when lint finds errors, 2 on bad usage or input."""
 
 import json
+import os
+import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -172,3 +176,190 @@ def test_an_output_path_in_a_missing_directory_is_refused_naming_it(tmp_path, ca
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and f"no such directory {missing}" in err
     assert not (tmp_path / "typo").exists()
+
+
+# --- packet output: never over an existing file without --force ------------------------------------
+
+
+def test_packet_refuses_to_overwrite_an_existing_file_without_force(tmp_path, capsys):
+    other = tmp_path / "b.json"
+    other.write_text(CLEAN.read_text())
+    assert main(["contract", "packet", str(CLEAN), "-o", str(other)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == f"alp-nb: {other} already exists; choose another file, or pass --force to replace it\n"
+    assert other.read_text() == CLEAN.read_text()
+
+
+def test_packet_refuses_a_dangling_link_at_the_output_without_force(tmp_path, capsys):
+    link = tmp_path / "packet.html"
+    link.symlink_to(tmp_path / "nowhere.html")
+    assert main(["contract", "packet", str(CLEAN), "-o", str(link)]) == 2
+    assert "already exists" in capsys.readouterr().err
+    assert link.is_symlink() and not (tmp_path / "nowhere.html").exists()
+
+
+def test_packet_with_force_replaces_an_existing_file(tmp_path, capsys):
+    output = tmp_path / "packet.html"
+    output.write_text("an older packet")
+    assert main(["contract", "packet", str(CLEAN), "-o", str(output), "--force"]) == 0
+    assert output.read_text().startswith("<!DOCTYPE html>")
+    assert capsys.readouterr().out == f"wrote {output}\n"
+
+
+def test_packet_never_overwrites_the_contract_it_reviews_even_with_force(tmp_path, capsys):
+    source = tmp_path / "contract.json"
+    source.write_text(CLEAN.read_text())
+    assert main(["contract", "packet", str(source), "-o", str(source), "--force"]) == 2
+    assert "contract being reviewed" in capsys.readouterr().err
+    assert source.read_text() == CLEAN.read_text()
+
+
+def test_packet_help_says_an_existing_output_needs_force(capsys):
+    with pytest.raises(SystemExit):
+        main(["contract", "packet", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "--force" in help_text
+    assert "refused if it exists, unless --force" in help_text
+
+
+# --- contract files are untrusted input: bounded, regular files only -------------------------------
+
+BOUNDED_JSON = {
+    "deep": ("[" * 5000 + "]" * 5000, "nested more than 100 levels deep"),
+    "huge-integer": ('{"name": ' + "9" * 5000 + "}", "an integer of 5000 digits, over the limit of 100"),
+}
+COMMANDS = {"lint": [], "simulate": ["--scenario", "timeout"], "packet": ["-o", "packet.html"]}
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("case", BOUNDED_JSON)
+def test_a_deep_or_huge_json_contract_is_one_line_on_stderr_exit_2_and_nothing_written(tmp_path, monkeypatch,
+                                                                                     capsys, command, case):
+    text, problem = BOUNDED_JSON[case]
+    contract = tmp_path / f"{case}.json"
+    contract.write_text(text)
+    monkeypatch.chdir(tmp_path)
+    assert main(["contract", command, str(contract), *COMMANDS[command]]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == f"alp-nb: {contract}: {problem}\n"
+    assert not (tmp_path / "packet.html").exists()
+
+
+def test_a_contract_named_through_a_symbolic_link_is_read_from_its_target(tmp_path, capsys):
+    """The user names the contract, so a link to it (a shared folder, say) is followed; its target must still
+    be a regular file."""
+    link = tmp_path / "link.json"
+    link.symlink_to(CLEAN)
+    assert main(["contract", "lint", str(link)]) == 0
+    assert capsys.readouterr().out.endswith("1 file(s), 0 finding(s), 0 error(s)\n")
+    (tmp_path / "to-device.json").symlink_to("/dev/zero")
+    assert main(["contract", "lint", str(tmp_path / "to-device.json")]) == 2
+    assert capsys.readouterr().err == (f"alp-nb: {tmp_path / 'to-device.json'}: cannot read contract: it is not a "
+                                       "regular file\n")
+
+
+def _bounded_memory() -> None:
+    """A child that reads a device without end fails fast instead of filling the machine's memory."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+
+def _alp_nb(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``alp-nb`` in a child process: a command that waits on a FIFO or reads a device forever times out
+    there, failing the test instead of hanging the test run."""
+    return subprocess.run([sys.executable, "-m", "alp_nb", *argv], cwd=cwd, capture_output=True, text=True,
+                          timeout=20, preexec_fn=_bounded_memory, check=False)
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_contract_that_is_a_fifo_is_refused_at_once_not_waited_on(tmp_path, command):
+    fifo = tmp_path / "contract.json"
+    os.mkfifo(fifo)
+    finished = _alp_nb("contract", command, str(fifo), *COMMANDS[command], cwd=tmp_path)
+    assert (finished.returncode, finished.stdout) == (2, "")
+    assert finished.stderr == f"alp-nb: {fifo}: cannot read contract: it is not a regular file\n"
+    assert not (tmp_path / "packet.html").exists()
+
+
+def test_a_contract_that_is_a_device_is_refused_without_reading_it(tmp_path):
+    device = tmp_path / "zero.json"
+    try:
+        os.mknod(device, stat.S_IFCHR | 0o600, os.makedev(1, 5))  # the device /dev/zero is, under a contract's name
+    except PermissionError:
+        pytest.skip("creating a device file needs CAP_MKNOD (root); /dev/zero itself has no contract suffix")
+    finished = _alp_nb("contract", "lint", str(device), cwd=tmp_path)
+    assert (finished.returncode, finished.stdout) == (2, "")
+    assert finished.stderr == f"alp-nb: {device}: cannot read contract: it is not a regular file\n"
+
+
+# --- what reaches the terminal: control characters escaped, one value on one line -------------------
+
+ESCAPE = "\x1b[2J"
+"""Clears the screen, in a terminal that obeys it."""
+
+
+def test_lint_prints_control_characters_in_file_names_escaped(tmp_path, capsys):
+    broken = tmp_path / f"bro{ESCAPE}\nken.json"
+    broken.write_text(json.dumps({"name": "x"}))
+    assert main(["contract", "lint", str(broken)]) == 1
+    out = capsys.readouterr().out
+    assert "\x1b" not in out
+    lines = out.splitlines()
+    assert lines[0].startswith(f"{tmp_path}/bro\\x1b[2J\\x0aken.json:agents: error LC001 ")
+    assert all(line.startswith((str(tmp_path), "    fix: ")) for line in lines[:-1])
+
+
+def test_simulate_prints_control_characters_in_contract_text_escaped(tmp_path, capsys):
+    document = json.loads(CLEAN.read_text())
+    document["name"] = f"Sync{ESCAPE}"
+    document["escalation"]["destination"] = "Owner\x9b31m"
+    contract = tmp_path / "contract.json"
+    contract.write_text(json.dumps(document))
+    assert main(["contract", "simulate", str(contract), "--scenario", "missing-authority"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x9b" not in out
+    assert out.startswith("missing-authority on Sync\\x1b[2J: escalate (owner: Owner\\x9b31m)\n")
+
+
+def test_simulate_keeps_a_line_break_inside_contract_text_on_its_own_line(tmp_path, capsys):
+    """A contract cannot forge a line of the trace (``budget left ...``) with a line break in its text."""
+    document = json.loads(CLEAN.read_text())
+    document["escalation"]["destination"] = "Owner\n  forged  exit-success"
+    contract = tmp_path / "contract.json"
+    contract.write_text(json.dumps(document))
+    assert main(["contract", "simulate", str(contract), "--scenario", "missing-authority"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].endswith(": escalate (owner: Owner\\x0a  forged  exit-success)")
+    assert not any(line.startswith("  forged") for line in lines)
+
+
+@pytest.mark.parametrize("command", [["packet", str(CLEAN)], ["new", "nightly"]], ids=["packet", "new"])
+def test_packet_and_new_print_control_characters_in_the_output_path_escaped(tmp_path, capsys, command):
+    output = tmp_path / f"out{ESCAPE}.json"
+    assert main(["contract", *command, "-o", str(output)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out
+    assert out.startswith(f"wrote {tmp_path}/out\\x1b[2J.json")
+
+
+def test_json_output_escapes_the_c1_controls_json_dumps_leaves_raw(tmp_path, capsys):
+    assert main(["contract", "new", "Nightly\x9b2J"]) == 0
+    out = capsys.readouterr().out
+    assert "\x9b" not in out and '"name": "Nightly\\u009b2J"' in out
+    assert json.loads(out)["name"] == "Nightly\x9b2J"
+    broken = tmp_path / "bro\x9bken.json"
+    broken.write_text(json.dumps({"name": "x"}))
+    assert main(["contract", "lint", "--format", "json", str(broken)]) == 1
+    out = capsys.readouterr().out
+    assert "\x9b" not in out and json.loads(out)["files"][0]["file"] == str(broken)
+
+
+def test_an_error_naming_a_file_prints_it_escaped_on_one_line(tmp_path, capsys):
+    missing = tmp_path / f"mis{ESCAPE}\nsing.json"
+    assert main(["contract", "lint", str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err
+    assert err == f"alp-nb: {tmp_path}/mis\\x1b[2J\\x0asing.json: cannot read contract (No such file or directory)\n"

@@ -257,6 +257,21 @@ def test_an_id_with_a_trailing_newline_is_refused(store, root, workspace):
     assert entries(root) == []
 
 
+def test_an_execution_id_over_128_characters_is_refused_before_touching_disk(store, root, workspace):
+    """A 300-character id gave an OSError (a file name over 255 bytes); now it never reaches the disk."""
+    longest = "exec_" + "a" * 123
+    store.prepare(builtin_registry(), "search", workspace=workspace, execution_id=longest)
+    too_long = longest + "b"
+    message = "invalid execution ID of 129 characters, over the limit of 128"
+    for call in (lambda: store.prepare(builtin_registry(), "search", workspace=workspace, execution_id=too_long),
+                 lambda: store.status("exec_" + "a" * 295), lambda: store.finalize(too_long, "output")):
+        with pytest.raises(WorkflowError) as error:
+            call()
+        assert error.value.code == "INVALID_EXECUTION_ID"
+    assert error.value.message == message
+    assert entries(root) == [longest]
+
+
 def test_an_unregistered_id_is_refused_naming_the_missing_file(store, root, prepared):
     with refused(f"execution `exec_other` not found: no {root / 'exec_other' / 'policy.json'}"):
         store.finalize("exec_other", "output")
@@ -421,6 +436,63 @@ def test_malformed_policy_json_is_refused_naming_the_file(store, root, prepared)
     path.write_text("not json", encoding="utf-8")
     with refused(f"{path}: not readable JSON"):
         store.finalize(prepared, "answer")
+
+
+UNTRUSTED_FILES = {
+    "deep": (b"[" * 5000 + b"]" * 5000, "not readable JSON (nested more than 100 levels deep)"),
+    "binary": (b'{"executionId": "\xff"}', "not readable JSON (not UTF-8 text (byte 17))"),
+    "huge int": (b'{"n": ' + b"9" * 5000 + b"}",
+                 "not readable JSON (an integer of 5000 digits, over the limit of 100)"),
+}
+
+
+@pytest.mark.parametrize("name", ["policy.json", "state.json"])
+@pytest.mark.parametrize(("content", "problem"), UNTRUSTED_FILES.values(), ids=UNTRUSTED_FILES.keys())
+def test_a_deep_binary_or_huge_int_execution_file_is_refused_as_corrupt_naming_it(
+        store, root, prepared, name, content, problem):
+    """Each was a traceback or a message naming nothing; now EXECUTION_CORRUPT names the file."""
+    path = root / prepared / name
+    path.write_bytes(content)
+    with pytest.raises(WorkflowError) as error:
+        store.status(prepared)
+    assert (error.value.code, error.value.message) == ("EXECUTION_CORRUPT", f"{path}: {problem}")
+
+
+@pytest.mark.parametrize("name", ["policy.json", "state.json"])
+def test_a_symlinked_execution_file_is_refused_as_corrupt_not_followed(store, root, prepared, tmp_path, name):
+    """A link to a copy elsewhere (a key file, a FIFO) is not read through, even when the copy is valid."""
+    path = root / prepared / name
+    elsewhere = tmp_path / name
+    path.rename(elsewhere)
+    path.symlink_to(elsewhere)
+    with pytest.raises(WorkflowError) as error:
+        store.finalize(prepared, "answer")
+    assert (error.value.code, error.value.message) == (
+        "EXECUTION_CORRUPT", f"{path} is a symbolic link, which alp_nb does not follow")
+    assert path.is_symlink()
+
+
+def test_a_link_planted_at_state_json_before_the_write_is_refused_not_replaced(
+        store, root, prepared, tmp_path, monkeypatch):
+    """A link appearing between the read and the write is reported, and what it names is untouched."""
+    path = state_path(root, prepared)
+    target = tmp_path / "profile"
+    target.write_text("kept\n")
+    read_state = executions_module._parse_state
+
+    def plant_after_reading(data, where):
+        state = read_state(data, where)
+        path.unlink()
+        path.symlink_to(target)
+        return state
+
+    monkeypatch.setattr(executions_module, "_parse_state", plant_after_reading)
+    with pytest.raises(WorkflowError) as error:
+        store.finalize(prepared, "Found it in src/app.py")
+    assert (error.value.code, error.value.message) == (
+        "EXECUTION_CORRUPT", f"{path} is a symbolic link, which alp_nb does not follow; it was left untouched")
+    assert path.is_symlink()
+    assert target.read_text() == "kept\n"
 
 
 EDITED_POLICIES = {

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from ruamel.yaml import YAML
 
 from alp_nb.loops import PARTS, LoopContract, LoopContractError
-from alp_nb.loops.loop_contract import json_path, read_contract_document
+from alp_nb.loops.loop_contract import MAX_CONTRACT_BYTES, json_path, read_contract_document
 
 
 def test_the_model_has_exactly_the_twelve_parts_of_the_schema():
@@ -291,3 +291,26 @@ def test_a_contract_is_never_written_into_a_directory_that_does_not_exist(tmp_pa
         LoopContract.from_document(CLEAN).dump(missing / "contract.yaml")
     assert raised.value.code == "CONTRACT_UNWRITABLE" and f"no such directory {missing}" in raised.value.message
     assert not missing.exists()
+
+
+def test_a_contract_file_over_one_mib_is_refused_before_it_is_parsed(tmp_path):
+    path = tmp_path / "contract.json"
+    text = json.dumps(edit(CLEAN, {"objective": "PAD"}))
+    path.write_text(text.replace("PAD", "x" * (MAX_CONTRACT_BYTES - len(text) + 3)))  # exactly the limit
+    assert read_contract_document(path)["name"] == CLEAN["name"]
+    path.write_text(text.replace("PAD", "x" * (MAX_CONTRACT_BYTES - len(text) + 4)))
+    with pytest.raises(LoopContractError) as raised:
+        read_contract_document(path)
+    assert raised.value.code == "CONTRACT_UNREADABLE"
+    assert raised.value.message == (
+        f"{path}: cannot read contract: it is {MAX_CONTRACT_BYTES + 1} bytes, over the 1048576 byte limit")
+
+
+def test_a_json_contract_nested_too_deep_or_with_a_huge_integer_is_unreadable_naming_the_file(tmp_path):
+    for text, problem in (("[" * 5000 + "]" * 5000, "nested more than 100 levels deep"),
+                          ('{"name": ' + "9" * 5000 + "}", "an integer of 5000 digits, over the limit of 100")):
+        path = tmp_path / "contract.json"
+        path.write_text(text)
+        with pytest.raises(LoopContractError) as raised:
+            LoopContract.load(path)
+        assert (raised.value.code, raised.value.message) == ("CONTRACT_UNREADABLE", f"{path}: {problem}")

@@ -4,6 +4,8 @@ breach is reported with its message, and one broken file never blocks another.""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from custom_agent_files import agent_yaml, skills_dir, with_skill_tool, write_agent, write_skill
 from pydantic import ValidationError
@@ -419,10 +421,32 @@ def test_failure_names_its_directory_and_file(tmp_path):
     assert failure.source_path == str(path.resolve())
 
 
-def test_oversized_agent_file_is_refused_by_the_loader_with_its_size(tmp_path):
+def test_oversized_agent_file_is_refused_by_the_loader_unread(tmp_path):
     path = write_agent(tmp_path, text="{" * (40 * 1024))
     (failure,) = load_project_agents(tmp_path).failed
-    assert failure.issues == (f"agent file is {path.stat().st_size} bytes, over the 32768 byte limit",)
+    assert failure.issues == (f"agent.yaml is {path.stat().st_size} bytes, over the 32768 byte limit",)
+
+
+def test_a_symlinked_agent_folder_escaping_the_project_is_refused(tmp_path):
+    """An agent (or overlay) folder linked in from outside fails alone; the others load."""
+    project = tmp_path / "project"
+    write_agent(project, "migrator")
+    elsewhere = tmp_path / "elsewhere"
+    outside_agent = write_agent(elsewhere, "evil").parent
+    write_skill(skills_dir(elsewhere, "review"), "house")
+    agents = project / ".alp" / "agents"
+    os.symlink(outside_agent, agents / "evil")
+    os.symlink(elsewhere / ".alp" / "agents" / "review", agents / "review")
+    result = load_project_agents(project)
+    assert [definition.id for definition in result.loaded] == ["migrator"]
+    assert result.overlays == ()
+    inside = project.resolve() / ".alp" / "agents"
+    assert [(failure.id, failure.issues) for failure in result.failed] == [
+        ("evil", (f".alp/agents/evil: escapes to `{outside_agent.resolve()}`; "
+                  f"a project agent folder must stay inside `{inside}`",)),
+        ("review", (f".alp/agents/review: escapes to `{(elsewhere / '.alp' / 'agents' / 'review').resolve()}`; "
+                    f"a project agent folder must stay inside `{inside}`",)),
+    ]
 
 
 def test_loaded_definitions_are_frozen(tmp_path):

@@ -38,6 +38,10 @@ def loaded_agent(project: Path, **kwargs):
     return definition
 
 
+def loaded_agent_named(project: Path, agent_id: str):
+    return next(definition for definition in load(project).loaded if definition.id == agent_id)
+
+
 def failed_issues(project: Path, **kwargs) -> tuple[str, ...]:
     result = load(project, **kwargs)
     assert result.loaded == ()
@@ -174,6 +178,34 @@ def test_symlink_escaping_the_project_is_refused(tmp_path):
     assert real(project / ".alp" / "skills") in issue
 
 
+def test_a_symlinked_skills_folder_escaping_the_project_is_refused(tmp_path):
+    """A linked ``skills`` may land only where a linked skill may; the agent fails alone."""
+    project = tmp_path / "project"
+    write_agent(project, capabilities=with_skill_tool())
+    write_agent(project, "planner")
+    outside = tmp_path / "elsewhere" / "skills"
+    write_skill(outside, "evil")
+    skills = project / ".alp" / "agents" / "migrator" / "skills"
+    os.symlink(outside, skills)
+    overlay = project / ".alp" / "agents" / "review"
+    overlay.mkdir()
+    os.symlink(outside, overlay / "skills")
+    result = load(project)
+    assert [definition.id for definition in result.loaded] == ["planner"]
+    assert result.overlays == ()
+    shared = real(project / ".alp" / "skills")
+    assert [(failure.id, failure.issues[0]) for failure in result.failed] == [
+        ("migrator", f"skills: escapes to `{real(outside)}`; a project skills folder must stay inside "
+                     f"`{real(skills.parent)}` or `{shared}`"),
+        ("review", f"skills: escapes to `{real(outside)}`; a project skills folder must stay inside "
+                   f"`{real(overlay)}` or `{shared}`"),
+    ]
+    shared_skill(project, "house")
+    skills.unlink()
+    os.symlink(project / ".alp" / "skills", skills)
+    assert loaded_agent_named(project, "migrator").capabilities.skills == ("house",)
+
+
 def test_symlink_into_the_project_but_outside_alp_skills_is_refused(tmp_path):
     elsewhere = write_skill(tmp_path / "docs", "house")
     os.symlink(elsewhere, skilled_agent(tmp_path) / "house")
@@ -211,6 +243,13 @@ def test_empty_skillref_is_refused(tmp_path):
     (skilled_agent(tmp_path) / "none.skillref").write_text("\n")
     issues = failed_issues(tmp_path)
     assert "skills/none.skillref: names 0 paths; a skillref holds exactly one relative path" in issues
+
+
+def test_a_skillref_over_4_kib_is_refused_unread(tmp_path):
+    """Every reader of a project folder reads bounded: a file is read bounded, so a huge one costs nothing."""
+    (skilled_agent(tmp_path) / "huge.skillref").write_text("\n" * 4096 + "../../../skills/house\n")
+    issues = failed_issues(tmp_path)
+    assert "skills/huge.skillref: is 4118 bytes, over the 4096 byte limit" in issues
 
 
 def test_skillref_to_a_missing_path_is_refused(tmp_path):

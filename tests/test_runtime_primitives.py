@@ -72,7 +72,8 @@ def test_agent_with_a_schema_returns_the_validated_object_and_journals_the_call(
     assert line["label"] == "q" and line["value"] == {"ok": True} and line["schema"] == OBJECT_SCHEMA
     assert line["tokens"] == 7 and line["attempts"] == 1 and line["kind"] == "agent" and line["prompt"] == "question"
     assert set(line) == {"v", "seq", "key", "kind", "label", "phase", "prompt", "schema", "value", "tokens",
-                         "attempts", "started", "ended"}
+                         "attempts", "started", "ended", "sum"}
+    assert line["v"] == 2 and list(line)[-1] == "sum"
 
 
 def test_agent_output_failing_its_schema_is_retried_once_with_a_reminder(store):
@@ -80,18 +81,23 @@ def test_agent_output_failing_its_schema_is_retried_once_with_a_reminder(store):
     result = run("wf", store, one_workflow(ask), runner=runner)
     assert result.result == {"ok": False}
     assert runner.prompts == ["question", "question\n\nReturn valid JSON."]
-    (line,) = journal(store, result.run_id)
-    assert line["attempts"] == 2 and line["tokens"] == 14
+    spent, line = journal(store, result.run_id)  # each answer on one line: the first spent, the second kept
+    assert (spent["kind"], spent["reason"], spent["attempts"], spent["tokens"]) == ("spend", "retried", 1, 7)
+    assert line["kind"] == "agent" and line["attempts"] == 2 and line["tokens"] == 7
+    assert result.task.usage.attempt.model_dump() == {"agents": 1, "tokens": 14}
     retry = [event for event in events(store, result.run_id) if event.get("status") == "retry"]
     assert retry[0]["issues"] == ["ok: 'yes' is not of type 'boolean'"]
 
 
-def test_agent_output_failing_its_schema_twice_fails_the_run_with_a_clear_error_and_journals_nothing(store):
+def test_agent_output_failing_its_schema_twice_fails_the_run_with_a_clear_error_and_journals_no_call(store):
     result = run("wf", store, one_workflow(ask), runner=ScriptedRunner({"q": [{}, {"ok": 1}]}))
     assert result.status == "failed"
     assert result.error == ("agent `q` returned output that does not match its schema after one retry: "
                             "ok: 1 is not of type 'boolean'")
-    assert journal(store, result.run_id) == []
+    lines = journal(store, result.run_id)
+    assert [(line["kind"], line["reason"], line["tokens"]) for line in lines] == [("spend", "retried", 7),
+                                                                                  ("spend", "refused", 7)]
+    assert store.load(result.run_id).journal == () and result.task.usage.attempt.tokens == 14
     assert store.read_output(result.run_id) == {"error": result.error}
 
 

@@ -6,7 +6,7 @@ import json
 import stat
 
 import pytest
-from runtime_support import KILLED_AFTER, interrupted_review, launch, registry
+from runtime_support import KILLED_AFTER, interrupted_review, launch, registry, sealed_line
 
 from alp_nb.cli import main
 from alp_nb.runtime import RunStore, WorkflowInputError
@@ -119,7 +119,7 @@ def test_a_journal_that_resumes_can_always_be_shown(store):
     first, second = (json.loads(line) for line in path.read_text().splitlines())
     first["addedLater"] = True  # a field a newer version might write: ignored, as the resume ignores it
     second["label"] = 5  # malformed, but the resume never reads it
-    path.write_text(json.dumps(first) + "\n" + json.dumps(second) + "\n")
+    path.write_text(sealed_line(first) + sealed_line(second))
     with pytest.warns(RuntimeWarning, match="line 2: label: "):
         stored = store.load(result.run_id)
     assert [entry.label for entry in stored.journal] == ["step-0", None]

@@ -7,9 +7,11 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import re
 import stat
 import threading
 import warnings
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pytest
@@ -237,7 +239,6 @@ def test_untrust_keeps_the_other_records(store, project):
 
 @pytest.mark.parametrize("content", [
     "{not json", "[]", '{"version": 2, "trusted": []}', '{"version": 1}', '{"version": 1, "trusted": {}}',
-    '{"version": 1, "trusted": [{"definitionHash": "abc", "id": "migrator"}]}',
 ])
 def test_corrupt_store_trusts_nothing_with_a_warning(store, project, content):
     definition = migrator(project)
@@ -270,19 +271,174 @@ def test_untrust_refuses_to_overwrite_a_corrupt_store(store, project):
     assert store.path.read_bytes() == b"[1, 2]"
 
 
-def test_record_without_definition_hash_is_dropped(store, project):
+BAD_ENTRIES = [
+    {"id": "migrator", "project": "/somewhere", "trustedAt": "2025-01-01T00:00:00+00:00"},
+    {"id": "migrator", "definitionHash": "", "project": "/somewhere"},
+    42, "a note", None, ["a", "list"],
+    {"definitionHash": "abc", "id": "migrator"},
+]
+"""Entries that pin nothing: no hash, an empty one, not an object, a record missing its fields."""
+
+
+def test_entries_that_are_not_records_trust_nothing_and_are_kept_as_they_are(store, project):
+    """Trust() and untrust() write every entry they do not replace back unchanged, in its place."""
     definition = migrator(project)
     store.trust(project, renamed("planner"))
     document = json.loads(store.path.read_text())
-    hashless = dict(document["trusted"][0], id="migrator", project=os.path.realpath(project))
-    del hashless["definitionHash"]
-    document["trusted"].append(hashless)
+    planner = document["trusted"][0]
+    unknown_field = dict(planner, id="auditor", note="added by a newer ALP")
+    document["trusted"] = [BAD_ENTRIES[0], planner, *BAD_ENTRIES[1:], unknown_field]
+    document["comment"] = "kept too"
     store.path.write_text(json.dumps(document))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        records = store.records()
-    assert [record.id for record in records] == ["planner"]
-    assert store.resolve(project, definition) == "untrusted"
+        assert [record.id for record in store.records()] == ["planner"]
+        assert store.resolve(project, definition) == "untrusted"
+    store.trust(project, definition)
+    written = json.loads(store.path.read_text())
+    assert written["comment"] == "kept too"
+    assert written["trusted"][:-1] == [BAD_ENTRIES[0], planner, *BAD_ENTRIES[1:], unknown_field]
+    assert written["trusted"][-1]["id"] == "migrator"
+    assert store.untrust(project, "planner") is True
+    assert json.loads(store.path.read_text())["trusted"] == [*BAD_ENTRIES, unknown_field, written["trusted"][-1]]
+    assert store.untrust(project, "auditor") is False
+
+
+def test_a_symlinked_trust_file_is_written_through_and_stays_a_link(store, project, tmp_path):
+    """People keep dotfiles as links; trusting writes the file the link names, never replaces the link."""
+    dotfile = tmp_path / "dotfiles" / "trusted-agents.json"
+    TrustStore(dotfile).trust(project, renamed("planner"))
+    store.path.parent.mkdir(parents=True, mode=0o700)
+    store.path.symlink_to(dotfile)
+    definition = migrator(project)
+    store.trust(project, definition)
+    assert store.path.is_symlink()
+    assert os.readlink(store.path) == str(dotfile)
+    assert [entry["id"] for entry in json.loads(dotfile.read_text())["trusted"]] == ["planner", "migrator"]
+    assert stat.S_IMODE(dotfile.stat().st_mode) == 0o600
+    assert store.resolve(project, definition) == "trusted"
+    assert store.untrust(project, "planner") is True
+    assert store.path.is_symlink()
+    assert [record.id for record in TrustStore(dotfile).records()] == ["migrator"]
+
+
+@pytest.mark.parametrize("mode", [0o620, 0o602, 0o666], ids=oct)
+def test_a_trust_file_writable_by_group_or_others_trusts_nothing_and_is_never_written(store, project, mode):
+    """As ssh treats its keys: anyone else who may write the file could have trusted anything."""
+    definition = migrator(project)
+    store.trust(project, definition)
+    store.path.chmod(mode)
+    before = store.path.read_bytes()
+    problem = (f"trusted agents file at {store.path} is writable by group or others, so nothing is trusted; "
+               f"run `chmod go-w {store.path}`")
+    assert store.problem() == problem
+    with pytest.warns(UserWarning) as caught:
+        assert store.resolve(project, definition) == "untrusted"
+    assert str(caught[0].message) == problem
+    for change in (lambda: store.trust(project, renamed("planner")), lambda: store.untrust(project, "migrator")):
+        with pytest.raises(AgentError) as error:
+            change()
+        assert (error.value.code, error.value.message) == ("CORRUPT_TRUST_STORE", f"{problem}; it was left untouched")
+    assert store.path.read_bytes() == before
+    assert stat.S_IMODE(store.path.stat().st_mode) == mode
+
+
+@pytest.mark.parametrize("mode", [0o770, 0o777, 0o1777], ids=oct)
+def test_a_trust_folder_writable_by_group_or_others_trusts_nothing_and_gets_no_file(store, project, mode):
+    """Whoever may write the folder may swap the file; nothing is created in it, not even the lock."""
+    folder = store.path.parent
+    folder.mkdir(parents=True)
+    folder.chmod(mode)
+    problem = (f"the folder {folder} of trusted agents file {store.path} is writable by group or others, "
+               f"so nothing is trusted; run `chmod go-w {folder}`")
+    assert store.problem() == problem
+    with pytest.raises(AgentError, match=re.escape(problem)) as error:
+        store.trust(project, migrator(project))
+    assert error.value.code == "CORRUPT_TRUST_STORE"
+    assert list(folder.iterdir()) == []
+
+
+def test_a_trust_file_linked_from_a_folder_others_may_write_trusts_nothing(store, project, tmp_path):
+    """The folder holding the link counts too, since whoever writes it may point the link anywhere."""
+    dotfile = tmp_path / "dotfiles" / "trusted-agents.json"
+    TrustStore(dotfile).trust(project, migrator(project))
+    store.path.parent.mkdir(parents=True)
+    store.path.symlink_to(dotfile)
+    store.path.parent.chmod(0o777)
+    assert store.problem().startswith(f"the folder {store.path.parent} of trusted agents file {store.path} is ")
+
+
+TRUST_DOCUMENT = '{"version": 1, "trusted": [%s]}'
+ONLY_ALP_NB_REFUSES = {
+    "deep": (TRUST_DOCUMENT % ("[" * 5000 + "]" * 5000), "nested more than 100 levels deep"),
+    "binary": (b'{"version": 1, "trusted": ["\xff"]}', "not UTF-8 text (byte 28)"),
+    "huge int": (TRUST_DOCUMENT % ("9" * 5000), "an integer of 5000 digits, over the limit of 100"),
+    "nan": (TRUST_DOCUMENT % "NaN", "NaN is not a JSON number"),
+    "repeated key": ('{"version": 1, "trusted": [], "trusted": []}', 'repeated key "trusted"'),
+}
+
+
+@pytest.mark.parametrize(("content", "why"), ONLY_ALP_NB_REFUSES.values(), ids=ONLY_ALP_NB_REFUSES.keys())
+def test_a_trust_file_only_alp_nb_refuses_trusts_nothing_naming_the_file_and_why(store, project, content, why):
+    """The file is neither a traceback nor read as trust; problem() says which file and why."""
+    store.path.parent.mkdir(parents=True, mode=0o700)
+    if isinstance(content, bytes):
+        store.path.write_bytes(content)
+    else:
+        store.path.write_text(content)
+    before = store.path.read_bytes()
+    problem = f"invalid trusted agents file at {store.path}: {why}; nothing is trusted until it is repaired"
+    assert store.problem() == problem
+    with pytest.warns(UserWarning, match=re.escape(problem)):
+        assert store.records() == ()
+    with pytest.raises(AgentError, match=re.escape(f"{problem}; it was left untouched")):
+        store.trust(project, migrator(project))
+    assert store.path.read_bytes() == before
+
+
+@contextmanager
+def fed_fifo(path: Path, text: str):
+    """A FIFO at ``path`` that a thread fills with ``text`` once someone opens it to read (so code that reads
+    it through gets the text instead of hanging); the thread is released and joined on exit."""
+    os.mkfifo(path)
+
+    def feed() -> None:
+        with suppress(BrokenPipeError), open(path, "w") as fifo:  # a reader that refuses the FIFO leaves at once
+            fifo.write(text)
+
+    feeder = threading.Thread(target=feed, daemon=True)
+    feeder.start()
+    try:
+        yield
+    finally:
+        release = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        feeder.join(timeout=5)
+        os.close(release)
+
+
+NOT_REGULAR = "cannot read trusted agents file at {path} (it is not a regular file); nothing is trusted"
+
+
+@pytest.mark.parametrize("plant", [Path.mkdir, lambda path: path.symlink_to("/dev/null")], ids=["folder", "device"])
+def test_a_trust_path_that_is_a_folder_or_a_device_trusts_nothing_naming_the_file(store, project, plant):
+    """Read with read_regular, so what is not a regular file (a link is followed to it) is refused."""
+    store.path.parent.mkdir(parents=True, mode=0o700)
+    plant(store.path)
+    problem = NOT_REGULAR.format(path=store.path)
+    assert store.problem() == problem
+    with pytest.raises(AgentError, match=re.escape(problem)):
+        store.trust(project, migrator(project))
+
+
+def test_a_trust_file_that_is_a_fifo_is_refused_at_once_not_read(store, project):
+    """The FIFO is refused unread, though a writer stands ready to feed it a valid document."""
+    store.path.parent.mkdir(parents=True, mode=0o700)
+    problem = NOT_REGULAR.format(path=store.path)
+    with fed_fifo(store.path, '{"version": 1, "trusted": []}'):
+        assert store.problem() == problem
+        with pytest.raises(AgentError, match=re.escape(problem)):
+            store.trust(project, migrator(project))
+    assert stat.S_ISFIFO(store.path.lstat().st_mode)
 
 
 def _trust_many(path: str, project: str, prefix: str, count: int) -> None:

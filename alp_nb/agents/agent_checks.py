@@ -102,7 +102,7 @@ def _names(names: tuple[str, ...]) -> str:
 
 
 def _kebab(definition: AgentDefinition) -> list[str]:
-    return [] if KEBAB_CASE.match(definition.id) else [f"`{definition.id}` is not kebab-case"]
+    return [] if KEBAB_CASE.fullmatch(definition.id) else [f"`{definition.id}` is not kebab-case"]
 
 
 def _model_runtime(definition: AgentDefinition) -> list[str]:

@@ -1,4 +1,4 @@
-"""Parsing ``.alp/agents/<id>/agent.yaml``: size cap first, then safe YAML, then a closed schema.
+"""Parsing ``.alp/agents/<id>/agent.yaml``: a regular file under the size cap, then safe YAML, then a closed schema.
 
 The YAML is read as YAML 1.2 (``yes`` stays a string) with aliases, duplicate
 keys and multiple documents refused, so that what the principal reviews is
@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 from pydantic.alias_generators import to_camel
 
 from alp_nb.base.frozen import validation_issues
+from alp_nb.base.safe_files import RefusedFile, read_regular
 from alp_nb.base.strict_yaml import load_strict_yaml
 
 from .catalog import REASONING_EFFORTS, TOOL_CATALOG
@@ -109,11 +110,15 @@ class AgentFile(_FileModel):
 
 
 def read_agent_file(path: Path) -> tuple[AgentFile | None, tuple[str, ...]]:
-    """Read and parse ``path``; an oversized file is refused before it is read."""
-    size = path.stat().st_size
-    if size > AGENT_FILE_MAX_BYTES:
-        return None, (_oversize(size),)
-    return parse_agent_file(path.read_bytes())
+    """Read and parse ``path``. The project may be a cloned repository, so a link (to ``/proc/self/mem``,
+    say), a FIFO or a device is refused unread, and so is a file over the size cap."""
+    try:
+        raw = read_regular(path, limit=AGENT_FILE_MAX_BYTES)
+    except RefusedFile as refused:
+        return None, (f"{path.name} {refused.problem}",)
+    except OSError as error:
+        return None, (f"{path.name} cannot be read: {error.strerror or error}",)
+    return parse_agent_file(raw)
 
 
 def parse_agent_file(raw: bytes) -> tuple[AgentFile | None, tuple[str, ...]]:

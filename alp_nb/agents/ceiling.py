@@ -16,7 +16,7 @@ from .catalog import SKILL_CATALOG
 from .memory import MEMORY_SCOPE_GRANT, private_owner
 from .runtimes import MODEL_RUNTIMES
 
-KEBAB_CASE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+KEBAB_CASE = re.compile(r"\A[a-z0-9]+(?:-[a-z0-9]+)*\Z")  # \Z: `$` would let "worker\n" pass
 MAX_RULES = 20
 MAX_RULE_LENGTH = 240
 
@@ -32,7 +32,7 @@ def enforce_ceiling(
     issues: list[str] = []
     add = issues.append
     agent_id = agent_file.id
-    if not KEBAB_CASE.match(agent_id):
+    if not KEBAB_CASE.fullmatch(agent_id):
         add(f"id: `{agent_id}` must be kebab-case (lowercase letters and digits joined by single dashes)")
     if agent_id in builtin_ids:
         add(f"id: `{agent_id}` belongs to a built-in role; an `agent.yaml` may not take it over")
@@ -74,7 +74,7 @@ def enforce_ceiling(
     memory = capabilities.memory
     for operation, scopes in (("read", memory.read), ("write", memory.write)):
         for scope in scopes:
-            if not MEMORY_SCOPE_GRANT.match(scope):
+            if not MEMORY_SCOPE_GRANT.fullmatch(scope):
                 add(f"capabilities.memory.{operation}: memory scope `{scope}` is malformed")
             elif operation == "read" and private_owner(scope) not in (None, agent_id):
                 add(f"capabilities.memory.read: `{scope}` is another role's private memory")

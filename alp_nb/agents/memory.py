@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-MEMORY_SCOPE_GRANT = re.compile(r"^(?:shared|shared:.+|project:.+|private:.+)$")
+MEMORY_SCOPE_GRANT = re.compile(r"\A(?:shared|shared:.+|project:.+|private:.+)\Z")
 
 
 def memory_grant_covers(grant: str, target: str) -> bool:

@@ -71,7 +71,7 @@ INDIRECT_COMMAND = re.compile(
     """,
     re.VERBOSE,
 )
-MCP_TOOL = re.compile(r"^mcp__(.+?)__(.+)$")
+MCP_TOOL = re.compile(r"\Amcp__(.+?)__(.+)\Z")
 
 Canonicalizer = Callable[[str], str]
 Approver = Callable[[RequireApproval], bool]
@@ -239,7 +239,7 @@ class PolicyEngine:
                         reason=f"raw runtime tool `{request.tool}` is not part of the ALP delegation API")
         if request.command is not None and is_indirect_command(request.command):
             return Deny(code="INDIRECT_TOOL_REQUEST", reason="indirect command cannot be authorized safely")
-        routed = MCP_TOOL.match(request.tool)
+        routed = MCP_TOOL.fullmatch(request.tool)
         if routed:
             return _mcp(actor, routed.group(1))
         return _granted(request.tool in actor.capabilities.tools, "TOOL_NOT_GRANTED",

@@ -4,10 +4,15 @@ Each ``<id>/agent.yaml`` becomes an AgentDefinition, or a failure carrying
 every issue of that file; one broken file never blocks the others. A folder
 named after a built-in role with no ``agent.yaml`` is a skill overlay: its
 ``skills/`` adds to (and shadows) that role's shipped skills.
+
+The project may be a cloned repository, so each folder is read as hostile: one
+linked in from outside the project is refused, and whatever its files throw at
+the reader (no permission, a link, a FIFO) fails that folder alone.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from types import MappingProxyType
@@ -21,6 +26,7 @@ from .ceiling import enforce_ceiling
 from .definition import AgentDefinition, SkillBinding, define_agent
 from .errors import AgentError
 from .output_contract import text_output
+from .paths import is_within
 from .project_skills import resolve_project_skills
 from .registry import check_definition
 from .workflow_definition import WorkflowDefinition
@@ -76,26 +82,91 @@ def load_project_agents(
     sources: dict[str, str] = {}
     failed: list[AgentFileFailure] = []
     overlays: list[SkillOverlay] = []
-    agent_dirs = sorted(path for path in directory.iterdir() if path.is_dir()) if directory.is_dir() else []
-    for agent_dir in agent_dirs:
-        agent_file = agent_dir / AGENT_FILE_NAME
-        if agent_file.is_file():
-            outcome = _load_agent(agent_file, project, builtin_by_id, catalog, shipped)
-            if isinstance(outcome, AgentFileFailure):
-                failed.append(outcome)
-            else:
-                loaded.append(outcome)
-                sources[outcome.id] = str(agent_file)
-        elif agent_dir.name in builtin_by_id and (agent_dir / "skills").is_dir():
-            overlay = _load_overlay(agent_dir, project, builtin_by_id[agent_dir.name], catalog, shipped)
-            if isinstance(overlay, AgentFileFailure):
-                failed.append(overlay)
-            else:
-                overlays.append(overlay)
+    for agent_dir in _agent_folders(directory):
+        try:
+            outcome = _load_folder(agent_dir, directory, project, builtin_by_id, catalog, shipped)
+        except (OSError, RecursionError, ValueError) as error:  # a refused file is already an issue of its reader
+            outcome = AgentFileFailure(id=agent_dir.name, source_path=str(agent_dir),
+                                       issues=(_unreadable(error, agent_dir),))
+        if isinstance(outcome, AgentFileFailure):
+            failed.append(outcome)
+        elif isinstance(outcome, SkillOverlay):
+            overlays.append(outcome)
+        elif outcome is not None:
+            loaded.append(outcome)
+            sources[outcome.id] = str(agent_dir / AGENT_FILE_NAME)
     return ProjectAgents(
         project=str(project), agents_directory=str(directory), loaded=tuple(loaded),
         source_paths=sources, failed=tuple(failed), overlays=tuple(overlays),
     )
+
+
+def _agent_folders(directory: Path) -> list[Path]:
+    """The folders (or links to folders) in ``.alp/agents``, in name order; none when it is absent."""
+    try:
+        with os.scandir(directory) as entries:
+            return sorted(Path(entry.path) for entry in entries if _is_folder(entry))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    except OSError as error:
+        raise AgentError("UNREADABLE_AGENTS_DIRECTORY",
+                         f"cannot read the agents folder {directory}: {error.strerror or error}") from None
+
+
+def _is_folder(entry: os.DirEntry[str]) -> bool:
+    """A folder, or a link to one; an entry that cannot even be looked at counts, so that it fails by name."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return True
+
+
+def _load_folder(
+    agent_dir: Path,
+    directory: Path,
+    project: Path,
+    builtin_by_id: dict[str, AgentDefinition],
+    catalog: CapabilityCatalog | None,
+    shipped: Path | None,
+) -> AgentDefinition | SkillOverlay | AgentFileFailure | None:
+    """One folder of ``.alp/agents``: an agent, an overlay, a failure, or None for a folder that is neither."""
+    real = os.path.realpath(agent_dir)
+    if not is_within(real, str(directory)):
+        return AgentFileFailure(id=agent_dir.name, source_path=str(agent_dir), issues=(
+            f"{AGENTS_DIRECTORY / agent_dir.name}: escapes to `{real}`; "
+            f"a project agent folder must stay inside `{directory}`",
+        ))
+    agent_file = agent_dir / AGENT_FILE_NAME
+    if _present(agent_file):
+        return _load_agent(agent_file, project, builtin_by_id, catalog, shipped)
+    if agent_dir.name in builtin_by_id and (agent_dir / "skills").is_dir():
+        return _load_overlay(agent_dir, project, builtin_by_id[agent_dir.name], catalog, shipped)
+    return None
+
+
+def _present(path: Path) -> bool:
+    """Whether anything at all sits at ``path``: a link or a FIFO named ``agent.yaml`` is an agent file
+    to refuse, not a folder to skip. A folder that cannot be looked into raises."""
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def _unreadable(error: Exception, agent_dir: Path) -> str:
+    """What a hostile folder threw at the reader, as one issue naming the file it came from."""
+    if isinstance(error, OSError):
+        return f"{_named(error.filename, agent_dir)} cannot be read: {error.strerror or error}"
+    return f"{_named(None, agent_dir)} cannot be loaded: {error}"
+
+
+def _named(path: object, agent_dir: Path) -> str:
+    """``path`` relative to the agent's folder (``skills/house``), or the folder itself when no file is known."""
+    if not isinstance(path, str | os.PathLike) or os.fspath(path) == str(agent_dir):
+        return str(AGENTS_DIRECTORY / agent_dir.name)
+    shown = os.fspath(path)
+    return os.path.relpath(shown, agent_dir) if is_within(shown, str(agent_dir)) else shown
 
 
 def _load_agent(

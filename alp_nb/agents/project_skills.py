@@ -3,7 +3,9 @@
 Each entry is a real directory, a symlink of exactly one hop, or a
 ``<name>.skillref`` file holding one relative path. Links must land in the
 project's ``.alp/skills`` or the shipped skills root, and every skill needs a
-``SKILL.md``. One escaping entry is enough to refuse the whole agent.
+``SKILL.md``. The folder itself may be a link only into those roots too: a
+``skills`` linked elsewhere would bind whatever lies there. One escaping entry
+is enough to refuse the whole agent.
 """
 
 from __future__ import annotations
@@ -12,11 +14,15 @@ import os
 from pathlib import Path
 from typing import Literal
 
+from alp_nb.base.safe_files import RefusedFile, read_regular
+
 from .definition import SkillBinding
 from .paths import is_within
 
 MAX_SKILLS_PER_AGENT = 20
 SKILLREF_SUFFIX = ".skillref"
+SKILLREF_MAX_BYTES = 4096
+"""A skillref holds one relative path; a longer file is refused unread."""
 SKILL_MANIFEST = "SKILL.md"
 
 
@@ -30,6 +36,10 @@ def resolve_project_skills(
     if shipped_skills_root is not None:
         link_roots.append(os.path.realpath(shipped_skills_root))
     own_root = os.path.realpath(skills_dir)
+    try:
+        _check_inside(own_root, [os.path.realpath(skills_dir.parent), *link_roots], "a project skills folder")
+    except _Refused as refused:
+        return (), (f"skills: {refused}",)
     bindings: list[SkillBinding] = []
     issues: list[str] = []
     entries = sorted(os.scandir(skills_dir), key=lambda entry: entry.name)
@@ -75,9 +85,12 @@ def _follow_link(path: str) -> str:
 
 def _read_skillref(path: Path, skills_dir: Path) -> str:
     try:
-        lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        text = read_regular(path, limit=SKILLREF_MAX_BYTES).decode("utf-8")
+    except RefusedFile as refused:
+        raise _Refused(refused.problem) from None
     except (OSError, UnicodeDecodeError) as error:
         raise _Refused(f"cannot be read: {error}") from None
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
     if len(lines) != 1:
         raise _Refused(f"names {len(lines)} paths; a skillref holds exactly one relative path")
     if os.path.isabs(lines[0]):
@@ -88,10 +101,14 @@ def _read_skillref(path: Path, skills_dir: Path) -> str:
     return os.path.realpath(target)
 
 
-def _check_target(target: str, allowed_roots: list[str]) -> None:
+def _check_inside(target: str, allowed_roots: list[str], what: str) -> None:
     if not any(is_within(target, root) for root in allowed_roots):
-        raise _Refused(f"escapes to `{target}`; a project skill must stay inside "
+        raise _Refused(f"escapes to `{target}`; {what} must stay inside "
                        f"{' or '.join(f'`{root}`' for root in allowed_roots)}")
+
+
+def _check_target(target: str, allowed_roots: list[str]) -> None:
+    _check_inside(target, allowed_roots, "a project skill")
     if not os.path.isdir(target):
         raise _Refused(f"resolves to `{target}`, which is not a directory")
     if not os.path.isfile(os.path.join(target, SKILL_MANIFEST)):

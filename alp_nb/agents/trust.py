@@ -4,7 +4,10 @@ A record is keyed by (canonical project, agent id): two projects with a
 ``migrator`` are two decisions. A definition whose hash differs from the
 pinned one is ``changed``, and changed is denied, never warned about. The
 store is one JSON file written atomically with mode 0600; a file that cannot
-be read trusts nothing, and is never overwritten until it is repaired.
+be read trusts nothing, and is never overwritten until it is repaired. Nor does
+one that group or others may write (ssh's rule for keys). A trust file that is
+a link is read and written through it. An entry that is not a valid record
+trusts nothing but is kept as it is: nothing recorded is ever dropped.
 """
 
 from __future__ import annotations
@@ -12,17 +15,20 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import stat
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
 from alp_nb.base.atomic_file import write_atomic
 from alp_nb.base.frozen import FrozenModel
+from alp_nb.base.safe_files import RefusedFile, read_regular
+from alp_nb.base.untrusted_json import MalformedJson, UntrustedJson, loads_untrusted
 
 from .catalog import RUNTIME_IDS
 from .definition import AgentDefinition, RuntimeModelMap
@@ -108,11 +114,11 @@ class TrustStore:
         self.path = Path(path) if path is not None else default_trust_path()
 
     def records(self) -> tuple[TrustRecord, ...]:
-        """Every valid record; an unreadable file trusts nothing (with a warning)."""
-        records, problem = self._read()
+        """Every valid record; an unusable file trusts nothing (with a warning)."""
+        document, problem = self._read()
         if problem:
             warnings.warn(problem, stacklevel=2)
-        return records
+        return tuple(record for entry in document["trusted"] if (record := _record(entry)) is not None)
 
     def problem(self) -> str | None:
         """Why the trust file cannot be used (then nothing is trusted), or None when it can."""
@@ -141,64 +147,118 @@ class TrustStore:
             source_path=source_path,
             authority=Authority.of(definition),
         )
-        with self._locked_records() as records:
-            kept = [old for old in records if (old.project, old.id) != (record.project, record.id)]
-            self._write([*kept, record])
+        key = (record.project, record.id)
+        with self._locked_document() as document:
+            kept = [entry for entry in document["trusted"] if not _pins(entry, key)]
+            self._write({**document, "trusted": [*kept, record.model_dump(mode="json", by_alias=True)]})
         return record
 
     def untrust(self, project: str | os.PathLike[str], agent_id: str) -> bool:
         """Remove the record; True when there was one."""
         key = (canonicalize_path(os.fspath(project)), agent_id)
-        with self._locked_records() as records:
-            kept = [record for record in records if (record.project, record.id) != key]
-            if len(kept) == len(records):
+        with self._locked_document() as document:
+            kept = [entry for entry in document["trusted"] if not _pins(entry, key)]
+            if len(kept) == len(document["trusted"]):
                 return False
-            self._write(kept)
+            self._write({**document, "trusted": kept})
         return True
 
+    def _target(self) -> Path:
+        """The file itself: a link (people keep dotfiles as links) is read and written through, never replaced."""
+        return Path(os.path.realpath(self.path))
+
     @contextmanager
-    def _locked_records(self) -> Iterator[list[TrustRecord]]:
-        """Read-modify-write under an exclusive lock, so concurrent approvals are all kept."""
-        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        lock_path = self.path.with_name(self.path.name + ".lock")
+    def _locked_document(self) -> Iterator[dict[str, Any]]:
+        """Read-modify-write under an exclusive lock, so concurrent approvals are all kept. An unusable
+        file is refused before anything (a folder, the lock) is created beside it, and again under the lock."""
+        self._usable_document()
+        target = self._target()
+        target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        lock_path = target.with_name(target.name + ".lock")
         with open(os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600), "r+") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
-            records, problem = self._read()
-            if problem:
-                raise AgentError("CORRUPT_TRUST_STORE", f"{problem}; it was left untouched")
-            yield list(records)
+            yield self._usable_document()
 
-    def _read(self) -> tuple[tuple[TrustRecord, ...], str | None]:
+    def _usable_document(self) -> dict[str, Any]:
+        document, problem = self._read()
+        if problem:
+            raise AgentError("CORRUPT_TRUST_STORE", f"{problem}; it was left untouched")
+        return document
+
+    def _read(self) -> tuple[dict[str, Any], str | None]:
+        """The document as written (an empty one when there is no file), or an empty one and why the
+        file cannot be used."""
+        empty: dict[str, Any] = {"version": TRUST_FILE_VERSION, "trusted": []}
+        target = self._target()
+        problem = self._writable_folder(target)
+        if problem:
+            return empty, problem
         try:
-            text = self.path.read_text(encoding="utf-8")
+            raw = read_regular(target)
         except FileNotFoundError:
-            return (), None
+            return empty, None
+        except RefusedFile as refused:
+            return empty, self._unreadable(f"it {refused.problem}")
         except OSError as error:
-            return (), f"cannot read trusted agents file at {self.path} ({error}); nothing is trusted"
-        invalid = f"invalid trusted agents file at {self.path}; nothing is trusted until it is repaired"
+            return empty, self._unreadable(error.strerror or str(error))
+        if _others_may_write(target):
+            return empty, (f"trusted agents file at {self.path} is writable by group or others, so nothing is "
+                           f"trusted; run `chmod go-w {self.path}`")
         try:
-            document = json.loads(text)
-        except ValueError:
-            return (), invalid
+            document = loads_untrusted(raw)
+        except MalformedJson:  # broken JSON, which ALP refuses too: in ALP's words
+            return empty, self._invalid()
+        except UntrustedJson as error:  # JSON only alp_nb refuses (too deep, NaN, a repeated key): say why
+            return empty, self._invalid(error.message)
         if not isinstance(document, dict) or document.get("version") != TRUST_FILE_VERSION \
                 or not isinstance(document.get("trusted"), list):
-            return (), invalid
-        records = []
-        for entry in document["trusted"]:
-            if not isinstance(entry, dict) or not entry.get("definitionHash"):
-                continue  # a record without a hash pins nothing
-            try:
-                records.append(TrustRecord.model_validate(entry))
-            except ValidationError:
-                return (), invalid
-        return tuple(records), None
+            return empty, self._invalid()
+        return document, None
 
-    def _write(self, records: list[TrustRecord]) -> None:
-        document = {
-            "version": TRUST_FILE_VERSION,
-            "trusted": [record.model_dump(mode="json", by_alias=True) for record in records],
-        }
-        write_atomic(self.path, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    def _unreadable(self, why: str) -> str:
+        return f"cannot read trusted agents file at {self.path} ({why}); nothing is trusted"
+
+    def _invalid(self, why: str | None = None) -> str:
+        return f"invalid trusted agents file at {self.path}{f': {why}' if why else ''}; " \
+            "nothing is trusted until it is repaired"
+
+    def _writable_folder(self, target: Path) -> str | None:
+        """As ssh treats its keys, a trust file someone else may write (``_read`` checks it once it is known to
+        be a regular file) or replace could say anything, so it trusts nothing. The folder holding the link
+        counts as well as the folder holding the file."""
+        for folder in dict.fromkeys((Path(os.path.realpath(self.path.parent)), target.parent)):
+            if _others_may_write(folder):
+                return (f"the folder {folder} of trusted agents file {self.path} is writable by group or others, "
+                        f"so nothing is trusted; run `chmod go-w {folder}`")
+        return None
+
+    def _write(self, document: dict[str, Any]) -> None:
+        write_atomic(self._target(), json.dumps(document, indent=2, ensure_ascii=False) + "\n")
 
     def __repr__(self) -> str:
         return f"TrustStore({str(self.path)!r})"
+
+
+def _record(entry: object) -> TrustRecord | None:
+    """The record ``entry`` holds, or None: an entry with no hash, not an object, or with a field unknown or
+    malformed pins nothing, and is written back exactly as it was, never dropped."""
+    if not isinstance(entry, dict) or not entry.get("definitionHash"):
+        return None
+    try:
+        return TrustRecord.model_validate(entry)
+    except ValidationError:
+        return None
+
+
+def _pins(entry: object, key: tuple[str, str]) -> bool:
+    """Whether ``entry`` is the valid record for ``key`` (canonical project, agent id)."""
+    record = _record(entry)
+    return record is not None and (record.project, record.id) == key
+
+
+def _others_may_write(path: Path) -> bool:
+    """Whether group or others may write ``path``; a path that cannot be looked at is left to the reader."""
+    try:
+        return bool(os.stat(path).st_mode & (stat.S_IWGRP | stat.S_IWOTH))
+    except OSError:
+        return False

@@ -70,7 +70,10 @@ def read_regular(path: str | os.PathLike[str], limit: int | None = None) -> byte
     with os.fdopen(open_regular(path, os.O_RDONLY), "rb") as handle:
         if limit is None:
             return handle.read()
-        data = handle.read(limit + 1)
+        size = os.fstat(handle.fileno()).st_size
+        if size > limit:
+            raise RefusedFile(path, f"is {size} bytes, over the {limit} byte limit")
+        data = handle.read(limit + 1)  # a file may say it is small (some in /proc say 0) and hold more
         if len(data) > limit:
             raise RefusedFile(path, f"is over the {limit} byte limit")
         return data

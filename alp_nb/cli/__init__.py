@@ -1,10 +1,10 @@
 """The ``alp-nb`` command line: parse, call the library, print.
 
-Exit codes: 0 ok, 1 refused or failing checks, 2 bad usage or input. Each
-command group lives in its own module with a ``register(group)`` function that
-adds its commands; only the group named on the command line is imported, so a
-command pays for the layers it uses and ``alp-nb --help`` for none. Every
-``AlpError`` is printed as one line, never a traceback.
+Exit codes: 0 ok, 1 refused or failing checks, 2 bad usage or input, 130 interrupted. Each command group lives
+in its own module with a ``register(group)`` function that adds its commands; only the group named on the
+command line is imported, so a command pays for the layers it uses and ``alp-nb --help`` for none. Every
+``AlpError`` is printed as one line (a contract error adds one line per issue), never a traceback, and so is
+a Ctrl-C.
 """
 
 from __future__ import annotations
@@ -30,18 +30,31 @@ COMMAND_GROUPS = {
 }
 """Each group's one-line help; its commands live in ``alp_nb.cli.<group>``."""
 
+INTERRUPTED = 130
+"""The shell's exit code for a command stopped by Ctrl-C (128 + SIGINT)."""
+
 
 def main(argv: list[str] | None = None) -> int:
-    with warnings.catch_warnings():
-        warnings.simplefilter("default")
-        warnings.showwarning = _one_line_warning
-        return _main(argv)
+    """Run one command. A Ctrl-C anywhere in it (parsing, importing its group, running) prints
+    ``alp-nb: interrupted`` and exits 130; ``workflow run`` catches its own first, to say how to resume.
+
+    A Ctrl-C before ``main`` is called at all (while Python starts and imports this module) is beyond
+    its reach: Python prints that traceback itself.
+    """
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("default")
+            warnings.showwarning = _one_line_warning
+            return _main(argv)
+    except KeyboardInterrupt:
+        print("alp-nb: interrupted", file=sys.stderr)
+        return INTERRUPTED
 
 
 def _one_line_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
                       file: TextIO | None = None, line: str | None = None) -> None:
     """A warning on the terminal is one line about the user's files, not a Python source location."""
-    print(f"alp-nb: warning: {message}", file=sys.stderr)
+    _to_stderr(f"alp-nb: warning: {message}")
 
 
 def _main(argv: list[str] | None) -> int:
@@ -54,11 +67,28 @@ def _main(argv: list[str] | None) -> int:
     try:
         return args.handler(args)
     except AlpError as error:
-        print(f"alp-nb: {error.message}", file=sys.stderr)
+        _to_stderr(*_error_lines(error))
         return 2
     except BrokenPipeError:  # the reader left (`alp-nb agent list | head`): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+
+
+def _error_lines(error: AlpError) -> list[str]:
+    """``alp-nb: <message>``; a contract error's message is its headline, then one line per issue."""
+    from alp_nb.loops.errors import LoopContractError  # the one error of several lines (loops' package is lazy)
+
+    if isinstance(error, LoopContractError):
+        return [f"alp-nb: {error.headline}", *(f"  {issue}" for issue in error.issues)]
+    return [f"alp-nb: {error.message}"]
+
+
+def _to_stderr(*lines: str) -> None:
+    """Print on stderr through ``viz.terminal``: a message may quote a file's text, whose control characters
+    must not reach the terminal. Imported here, where it is used, so ``alp-nb --help`` loads no layer."""
+    from alp_nb.viz.terminal import print_lines
+
+    print_lines(*lines, file=sys.stderr)
 
 
 def _parser(chosen: str | None) -> argparse.ArgumentParser:

@@ -1,9 +1,12 @@
-"""``alp-nb agent``: list, show, test and trust roles."""
+"""``alp-nb agent``: list, show, test and trust roles.
+
+Ids, display names, state ids, skills and paths come from agent files anyone can write, so every line is
+printed through ``viz.terminal`` (control characters escaped, one value on one line); JSON is printed as JSON.
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -28,6 +31,7 @@ from alp_nb.agents import (
 )
 from alp_nb.agents.trust import Authority
 from alp_nb.viz import agent_reports as views
+from alp_nb.viz.terminal import plain_line, print_json, print_lines
 
 from .errors import UsageError
 
@@ -79,7 +83,7 @@ def _list(args: argparse.Namespace) -> int:
               "sourcePath": failure.source_path} for failure in agents.failed]
     project_rows = [row for row in rows if row["status"] != "built-in"]
     if args.json:
-        print(json.dumps({"project": project, "agents": rows}, indent=2, ensure_ascii=False))
+        print_json({"project": project, "agents": rows})
     else:
         details = {
             "built-in": lambda row: short_hash(row["hash"]),
@@ -88,10 +92,9 @@ def _list(args: argparse.Namespace) -> int:
             "changed": lambda row: views.EDITED_SINCE_TRUSTED,
             "unloadable": lambda row: "; ".join(row["issues"]),
         }
-        for row in rows:
-            print(views.list_row(row["status"], row["id"], details[row["status"]](row)))
+        print_lines(*(views.list_row(row["status"], row["id"], details[row["status"]](row)) for row in rows))
         if not project_rows:
-            print(f"NONE     no agent file under {agents.agents_directory}")
+            print_lines(f"NONE     no agent file under {agents.agents_directory}")
     return 1 if any(row["status"] != "trusted" for row in project_rows) else 0
 
 
@@ -123,7 +126,7 @@ def _show(args: argparse.Namespace) -> int:
     session = _session(args)
     failure = _find_failure(session, args.id)
     if failure is not None:
-        print("\n".join(views.failure_block(failure, session.agents.project)))
+        print_lines(*views.failure_block(failure, session.agents.project))
         return 1
     definition = _require_role(session, args.id)
     source, source_path = _source(session, args.id)
@@ -132,7 +135,7 @@ def _show(args: argparse.Namespace) -> int:
         status = TrustStore().resolve(session.agents.project, definition)
         trust = f"{status} ({short_hash(definition_hash(definition))})"
     identity = render_instructions(definition.instructions)
-    print("\n".join(views.show_lines(definition, source, trust, len(identity))))
+    print_lines(*views.show_lines(definition, source, trust, len(identity)))
     return 0
 
 
@@ -156,12 +159,12 @@ def _test(args: argparse.Namespace) -> int:
     relevant = failures if args.all else ((failure,) if failure else ())  # only these change the exit code
     if args.json:
         payload = [views.report_json(report) for report in reports]
-        print(json.dumps({
+        print_json({
             "project": project,
             "candidates": candidates,
             "failedToLoad": [failure.model_dump(by_alias=True) for failure in failures],
             "reports": payload if args.all else (payload[0] if payload else None),
-        }, indent=2, ensure_ascii=False))
+        })
     else:
         lines = [line for failure in failures for line in views.failure_block(failure, project)]
         for report in reports:
@@ -175,7 +178,7 @@ def _test(args: argparse.Namespace) -> int:
             passed = sum(report.ok for report in reports)
             unloadable = f"; {len(failures)} agent file(s) do not load" if failures else ""
             lines += ["", f"ALL      {passed} of {len(reports)} roles passed{unloadable}"]
-        print("\n".join(lines))
+        print_lines(*lines)
     return 0 if reports and all(report.ok for report in reports) and not relevant else 1
 
 
@@ -184,8 +187,8 @@ def _add(args: argparse.Namespace) -> int:
     project = session.agents.project
     failure = _find_failure(session, args.id)
     if failure is not None:
-        print("\n".join(views.failure_block(failure, project)))
-        print(f"REFUSED  `{args.id}` does not load; there is nothing to trust yet")
+        print_lines(*views.failure_block(failure, project),
+                    f"REFUSED  `{args.id}` does not load; there is nothing to trust yet")
         return 1
     definition = _require_role(session, args.id)
     source_path = _source(session, args.id)[1]
@@ -193,48 +196,46 @@ def _add(args: argparse.Namespace) -> int:
         raise AgentRegistryError("UNKNOWN_AGENT",
                                  f"`{args.id}` is a built-in role with no project file; there is nothing to trust")
     report = tier1_report(definition, session.registry)
-    print("\n".join(views.report_lines(report)))
+    print_lines(*views.report_lines(report))
     if not report.ok:
-        print(f"REFUSED  `{args.id}` has findings; fix them before trusting it")
+        print_lines(f"REFUSED  `{args.id}` has findings; fix them before trusting it")
         return 1
     store = TrustStore()
     if store.problem() is not None:
-        print(f"REFUSED  {store.problem()}; repair or remove it before trusting anything")
+        print_lines(f"REFUSED  {store.problem()}; repair or remove it before trusting anything")
         return 1
     digest = definition_hash(definition)
     previous = store.record(project, args.id)
     if previous is not None and previous.definition_hash == digest:
-        print(f"TRUSTED  `{args.id}` is already trusted at {short_hash(digest)} since {previous.trusted_at}")
+        print_lines(f"TRUSTED  `{args.id}` is already trusted at {short_hash(digest)} since {previous.trusted_at}")
         return 0
-    print(f"HASH     {digest}")
+    print_lines(f"HASH     {digest}")
     if previous is not None:
-        print(f"RETRUST  previously trusted at {short_hash(previous.definition_hash)} on {previous.trusted_at}")
+        print_lines(f"RETRUST  previously trusted at {short_hash(previous.definition_hash)} on {previous.trusted_at}")
         changes = diff_authority(previous.authority, Authority.of(definition))
-        print("  authority changed:" if changes else "  authority unchanged; the prompt or workflow moved")
-        for change in changes:
-            print(f"    {change}")
+        print_lines("  authority changed:" if changes else "  authority unchanged; the prompt or workflow moved",
+                    *(f"    {change}" for change in changes))
     if not sys.stdin.isatty():
-        print("REFUSED  trust needs a terminal; there is no `--yes` for this command")
+        print_lines("REFUSED  trust needs a terminal; there is no `--yes` for this command")
         return 1
     try:
-        answer = input(f"Trust `{args.id}` with the authority above? Type yes to confirm: ")
+        answer = input(plain_line(f"Trust `{args.id}` with the authority above? Type yes to confirm: "))
     except (KeyboardInterrupt, EOFError):  # Ctrl-C or Ctrl-D is a no
-        print()
+        print_lines("")
         answer = ""
     if answer.strip().lower() != "yes":
-        print(f"REFUSED  `{args.id}` was not trusted")
+        print_lines(f"REFUSED  `{args.id}` was not trusted")
         return 1
     store.trust(project, definition, source_path=source_path)
-    print(f"TRUSTED  `{args.id}` at {short_hash(digest)}")
-    print(f"`main` may now delegate to it in {project}")
-    print("editing the file revokes this: a different hash is denied, not warned about")
+    print_lines(f"TRUSTED  `{args.id}` at {short_hash(digest)}", f"`main` may now delegate to it in {project}",
+                "editing the file revokes this: a different hash is denied, not warned about")
     return 0
 
 
 def _untrust(args: argparse.Namespace) -> int:
     project = str(Path(args.project).resolve())
     if TrustStore().untrust(project, args.id):
-        print(f"REMOVED  `{args.id}` is no longer trusted in {project}")
+        print_lines(f"REMOVED  `{args.id}` is no longer trusted in {project}")
         return 0
-    print(f"NONE     `{args.id}` was not trusted in {project}")
+    print_lines(f"NONE     `{args.id}` was not trusted in {project}")
     return 1

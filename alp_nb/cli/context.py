@@ -1,4 +1,8 @@
-"""``alp-nb context status``: where one execution stands, read from its files on disk."""
+"""``alp-nb context status``: where one execution stands, read from its files on disk.
+
+The role, workflow and state ids come from those files and from agent files, so the lines are printed through
+``viz.terminal``: a control character in them is shown, never obeyed.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ import argparse
 import os
 
 from alp_nb.agents import TrustStore, project_registry
+from alp_nb.viz.terminal import print_lines
 from alp_nb.viz.workflows import execution_status_lines
 from alp_nb.workflow import ExecutionStore
 
@@ -27,5 +32,5 @@ def _status(args: argparse.Namespace) -> int:
     if not execution_id:
         raise UsageError("USAGE", "usage: alp-nb context status EXEC_ID (or set ALP_DELEGATION_EXECUTION_ID)")
     registry = project_registry(args.project, TrustStore(), candidates=True).registry  # by hash, not trust
-    print("\n".join(execution_status_lines(ExecutionStore(args.root).status(execution_id, registry))))
+    print_lines(*execution_status_lines(ExecutionStore(args.root).status(execution_id, registry)))
     return 0

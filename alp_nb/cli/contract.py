@@ -1,9 +1,13 @@
-"""``alp-nb contract``: lint, simulate, hand out and draft loop contracts."""
+"""``alp-nb contract``: lint, simulate, hand out and draft loop contracts.
+
+A contract's text, its findings and the paths named on the command line are printed through ``viz.terminal``
+(control characters escaped, one value on one line); JSON is printed as JSON.
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
+import os
 from pathlib import Path
 
 from alp_nb.loops.errors import LoopContractError
@@ -11,7 +15,8 @@ from alp_nb.loops.lint import lint_contract
 from alp_nb.loops.loop_contract import LoopContract, read_contract_document, write_contract_file
 from alp_nb.loops.simulator import FAILURE_INJECTIONS, simulate
 from alp_nb.viz.packet_documents import review_packet, review_packet_markdown
-from alp_nb.viz.simulation import simulation_text
+from alp_nb.viz.simulation import simulation_lines
+from alp_nb.viz.terminal import print_json, print_lines
 
 
 def register(group: argparse.ArgumentParser) -> None:
@@ -33,9 +38,13 @@ def register(group: argparse.ArgumentParser) -> None:
     run.add_argument("--format", choices=("text", "json"), default="text")
     run.set_defaults(handler=_simulate)
 
-    packet = contract.add_parser("packet", help="write the review packet (HTML, or Markdown for a .md file)")
+    packet = contract.add_parser("packet", help="write the review packet (HTML, or Markdown for a .md file); an "
+                                 "existing file is replaced only with --force, and never the contract itself")
     packet.add_argument("file", metavar="FILE")
-    packet.add_argument("-o", "--output", required=True, metavar="PACKET", help="packet.html or packet.md")
+    packet.add_argument("-o", "--output", required=True, metavar="PACKET",
+                        help="packet.html or packet.md; refused if it exists, unless --force")
+    packet.add_argument("--force", action="store_true",
+                        help="replace an existing output file (never the contract under review)")
     packet.set_defaults(handler=_packet)
 
     new = contract.add_parser("new", help="a blank contract template to fill in (fails lint until answered)")
@@ -51,14 +60,14 @@ def _lint(args: argparse.Namespace) -> int:
                for file, document in documents]
     errors = sum(finding["severity"] == "error" for result in results for finding in result["findings"])
     if args.format == "json":
-        print(json.dumps({"files": results, "errors": errors}, indent=2, ensure_ascii=False))
+        print_json({"files": results, "errors": errors})
     else:
         for result in results:
             for finding in result["findings"]:
-                print(f"{result['file']}:{finding['path']}: {finding['severity']} {finding['rule']} "
-                      f"{finding['message']}\n    fix: {finding['hint']}")
+                print_lines(f"{result['file']}:{finding['path']}: {finding['severity']} {finding['rule']} "
+                            f"{finding['message']}", f"    fix: {finding['hint']}")
         total = sum(len(result["findings"]) for result in results)
-        print(f"{len(results)} file(s), {total} finding(s), {errors} error(s)")
+        print_lines(f"{len(results)} file(s), {total} finding(s), {errors} error(s)")
     return 1 if errors else 0
 
 
@@ -67,9 +76,12 @@ def _simulate(args: argparse.Namespace) -> int:
     names = list(FAILURE_INJECTIONS) if args.scenario == "all" else [args.scenario]
     runs = [simulate(contract, name) for name in names]
     if args.format == "json":
-        print(json.dumps([run.model_dump(mode="json") for run in runs], indent=2, ensure_ascii=False))
+        print_json([run.model_dump(mode="json") for run in runs])
     else:
-        print("\n\n".join(simulation_text(run) for run in runs))
+        for number, run in enumerate(runs):
+            if number:
+                print_lines("")
+            print_lines(*simulation_lines(run))
     return 0
 
 
@@ -78,21 +90,28 @@ def _packet(args: argparse.Namespace) -> int:
     if output.resolve() == Path(args.file).resolve():
         raise LoopContractError("PACKET_OVERWRITES_CONTRACT",
                                 f"{output} is the contract being reviewed; write the packet to another file")
+    if not args.force:
+        _refuse_existing(output, "choose another file, or pass --force to replace it")
     contract = LoopContract.load(args.file)
     markdown = output.suffix.lower() in (".md", ".markdown")
     write_contract_file(output, (review_packet_markdown if markdown else review_packet)(contract))
-    print(f"wrote {output}")
+    print_lines(f"wrote {output}")
     return 0
 
 
 def _new(args: argparse.Namespace) -> int:
     template = LoopContract.template(args.name)
     if args.output is None:
-        print(template.dumps("json"), end="")
+        print_json(template.to_document())
         return 0
     output = Path(args.output)
-    if output.exists():
-        raise LoopContractError("CONTRACT_EXISTS", f"{output} already exists; choose another file")
+    _refuse_existing(output, "choose another file")
     template.dump(output)
-    print(f"wrote {output}: answer every TODO: question, then `alp-nb contract lint {output}`")
+    print_lines(f"wrote {output}: answer every TODO: question, then `alp-nb contract lint {output}`")
     return 0
+
+
+def _refuse_existing(output: Path, advice: str) -> None:
+    """``CONTRACT_EXISTS`` when anything is at ``output``, a dangling link included (``exists()`` follows it)."""
+    if os.path.lexists(output):
+        raise LoopContractError("CONTRACT_EXISTS", f"{output} already exists; {advice}")

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from collections.abc import Awaitable, Callable
 from typing import Any, Self, TextIO
 
+from alp_nb.base.untrusted_json import UntrustedJson, loads_untrusted
 from alp_nb.runtime import DEFAULT_REGISTRY, RunStore, WorkflowInputError, WorkflowRun, resume_workflow, run_workflow
 from alp_nb.viz.runs import CallTally, event_line, progress_bar, run_text, stored_run_text, workflow_registry_text
 
@@ -90,13 +90,15 @@ def _drive(launch: Callable[[_Progress], Awaitable[WorkflowRun]], store: str | N
 
 
 def _json_object(text: str | None) -> Any:
-    """``--args`` parsed; its shape (an object of JSON values) is checked by ``run_workflow``."""
+    """``--args`` parsed strictly (``loads_untrusted``: no NaN, repeated key, deep nesting or huge integer); its
+    shape (an object of JSON values) is checked by ``run_workflow``."""
     if text is None:
         return None
     try:
-        return json.loads(text)
-    except ValueError as error:
-        raise WorkflowInputError("INVALID_ARGS", f"--args is not valid JSON: {error}") from None
+        return loads_untrusted(text)
+    except UntrustedJson as error:
+        problem = error.message.removeprefix("not JSON: ")  # the phrase already says it is not JSON
+        raise WorkflowInputError("INVALID_ARGS", f"--args is not valid JSON: {problem}") from None
 
 
 def _report(run: WorkflowRun, store: str | None) -> int:

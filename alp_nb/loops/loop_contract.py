@@ -10,6 +10,7 @@ not. Every problem names its JSON path (``agents[0].role``).
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -18,7 +19,9 @@ from pydantic import BeforeValidator, ConfigDict, Field, StringConstraints, Vali
 
 from alp_nb.base.atomic_file import write_atomic
 from alp_nb.base.frozen import FrozenModel
+from alp_nb.base.safe_files import RefusedFile, read_regular
 from alp_nb.base.strict_yaml import dump_strict_yaml, load_strict_yaml
+from alp_nb.base.untrusted_json import UntrustedJson, loads_untrusted
 
 from .errors import LoopContractError
 
@@ -34,6 +37,9 @@ PHASES = (
     ("Govern & close", ("budget", "escalation", "exit")),
 )
 """The three phases of the contract's eleven operating parts; ``name`` only identifies the contract."""
+
+MAX_CONTRACT_BYTES = 1 << 20
+"""The largest contract file read (1 MiB; the published examples are a few KiB), refused before parsing."""
 
 TEMPLATE_MARK = "TODO:"
 """How every unanswered string of ``LoopContract.template`` starts; lint rule LC004 refuses it."""
@@ -260,40 +266,33 @@ PARTS = tuple(LoopContract.model_fields)
 
 
 def read_contract_document(path: str | Path) -> Any:
-    """The parsed JSON or YAML of a contract file, not yet validated (lint reads it as written)."""
+    """The parsed JSON or YAML of a contract file, not yet validated (lint reads it as written).
+
+    A contract may come from anyone, so it is read as untrusted input: only a regular file (a FIFO or a device
+    is refused at once, not waited on), at most ``MAX_CONTRACT_BYTES``, refused before it is parsed. The path
+    is the one the user named, so a link in it is followed, to a file that must be regular itself. JSON with
+    ``NaN``, a repeated key, more than 100 levels of nesting or a 100-digit integer is refused, as strict YAML
+    bounds the same. Every refusal is ``CONTRACT_UNREADABLE`` naming the file.
+    """
     path = Path(path)
     fmt = _format_of(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise LoopContractError("CONTRACT_UNREADABLE", f"{path}: cannot read contract ({error})") from None
+        text = read_regular(os.path.realpath(path), MAX_CONTRACT_BYTES).decode("utf-8")
+    except RefusedFile as refused:
+        raise LoopContractError("CONTRACT_UNREADABLE", f"{path}: cannot read contract: it {refused.problem}") from None
+    except OSError as error:
+        raise LoopContractError("CONTRACT_UNREADABLE",
+                                f"{path}: cannot read contract ({error.strerror or error})") from None
+    except UnicodeDecodeError as error:
+        raise LoopContractError("CONTRACT_UNREADABLE", f"{path}: not UTF-8 text (byte {error.start})") from None
     if fmt == "json":
         try:
-            return json.loads(text, object_pairs_hook=_unique_keys)
-        except json.JSONDecodeError as error:
-            raise LoopContractError(
-                "CONTRACT_UNREADABLE", f"{path}: not JSON: {error.msg} (line {error.lineno}, column {error.colno})"
-            ) from None
-        except _DuplicateKey as duplicate:
-            raise LoopContractError(
-                "CONTRACT_UNREADABLE", f"{path}: JSON object keys must be unique; found duplicate key {duplicate}"
-            ) from None
+            return loads_untrusted(text)
+        except UntrustedJson as error:
+            raise LoopContractError("CONTRACT_UNREADABLE", f"{path}: {error.message}") from None
     document, problem = load_strict_yaml(text)
     if problem:
         raise LoopContractError("CONTRACT_UNREADABLE", f"{path}: {problem}")
-    return document
-
-
-class _DuplicateKey(ValueError):
-    """A JSON object repeats a key: ``json.loads`` would keep the last value, which a reviewer may not see."""
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    document = {}
-    for key, value in pairs:
-        if key in document:
-            raise _DuplicateKey(json.dumps(key, ensure_ascii=False))
-        document[key] = value
     return document
 
 

@@ -5,22 +5,29 @@ cap and budget checks, the runner call (inline for non-blocking runners),
 schema validation with one retry, then the journal line, written before the
 call counts as done and added to the cache, so the same call made again in
 this run is served from the journal exactly as a resume would serve it.
+
+Every answer the runner hands back is on disk before anything else is done
+with it: the one a call keeps on its journal line, any other (retried,
+refused, not JSON, or arriving as the call is cancelled) on a spend line.
+So a crash, or a sibling's failure, never makes the run forget tokens spent.
 """
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from alp_nb.agents.errors import AgentError
-from alp_nb.agents.output_contract import OutputContract, OutputValidation
+from alp_nb.agents.output_contract import OutputContract
+from alp_nb.base.untrusted_json import UntrustedJson, loads_untrusted
 
 from .errors import WorkflowInputError
 from .events import EventLog
-from .journal import JSON_SCALARS, CachedCall, JournalWriter, journaled
+from .journal import CachedCall, JournalWriter, journaled
 from .keys import canonical_dumps
 from .runners import RunnerOutput, invoker
 from .snapshot import SNAPSHOT_LOG_LINES, PhaseProgress, Usage
@@ -149,22 +156,13 @@ class AttemptState:
                 self.agents += 1
                 started = time.time()
                 try:
-                    output = await self._invoke(prompt, schema, label)
-                    tokens = self._charge(output, label)
-                    value = _journaled(output.value, label)
-                    attempts = 1
-                    if contract is not None and not (verdict := contract.validate(value)).ok:
-                        value, tokens = await self._retry(key, label, prompt, schema, contract, verdict, tokens,
-                                                          phase, workflow)
-                        attempts = 2
-                    try:
-                        seq = self.writer.append({
-                            "key": key, "kind": "agent", "label": label, "phase": phase, "prompt": prompt,
-                            "schema": schema, "value": value, "tokens": tokens, "attempts": attempts,
-                            "started": started, "ended": time.time(),
-                        })
-                    except (TypeError, ValueError, RecursionError) as error:
-                        raise _not_json(label, error) from None
+                    value, tokens, attempts = await self._answer(key, label, prompt, schema, contract, phase,
+                                                                 workflow)
+                    seq = self.writer.append({  # every field is JSON by now: agent() and _take checked them
+                        "key": key, "kind": "agent", "label": label, "phase": phase, "prompt": prompt,
+                        "schema": schema, "value": value, "tokens": tokens, "attempts": attempts,
+                        "started": started, "ended": time.time(),
+                    })
                 except asyncio.CancelledError:  # a sibling failed, or the run was stopped: not this call's failure
                     self.count(phase, CANCELLED)
                     events.agent_event("cancelled", key, label, phase, workflow)
@@ -190,24 +188,60 @@ class AttemptState:
             )
         return value
 
-    async def _retry(self, key: str, label: str, prompt: str, schema: Any, contract: OutputContract,
-                     verdict: OutputValidation, tokens: int, phase: str | None,
-                     workflow: str | None) -> tuple[Any, int]:
-        """Output failing its schema is asked for once more with a reminder, then refused.
-        Returns the second answer and the tokens of both."""
+    async def _answer(self, key: str, label: str, prompt: str, schema: Any, contract: OutputContract | None,
+                      phase: str | None, workflow: str | None) -> tuple[Any, int, int]:
+        """The answer the call keeps, its tokens and how many answers it took: output failing its schema is asked
+        for once more with a reminder, then refused. An answer not kept is recorded as spent at once."""
+        value, tokens = self._take(await self._ask(key, label, prompt, schema, phase, 1), key, label, phase, 1)
+        if contract is None:
+            return value, tokens, 1
+        verdict = contract.validate(value)
+        if verdict.ok:
+            return value, tokens, 1
+        self._spend(key, label, phase, tokens, 1, "retried")
         self.events.publish(_tagged({"type": "workflow_agent", "status": "retry", "key": key, "label": label,
                                      "phase": phase, "issues": list(verdict.issues)}, workflow))
-        output = await self._invoke(prompt + RETRY_REMINDER, schema, label)
-        tokens += self._charge(output, label)
-        value = _journaled(output.value, label)
+        output = await self._ask(key, label, prompt + RETRY_REMINDER, schema, phase, 2)
+        value, tokens = self._take(output, key, label, phase, 2)
         verdict = contract.validate(value)
         if not verdict.ok:
+            self._spend(key, label, phase, tokens, 2, "refused")
             raise WorkflowInputError(
                 "INVALID_OUTPUT",
                 f"agent `{label}` returned output that does not match its schema after one retry: "
                 + "; ".join(verdict.issues),
             )
-        return value, tokens
+        return value, tokens, 2
+
+    async def _ask(self, key: str, label: str, prompt: str, schema: Any, phase: str | None, answer: int) -> Any:
+        """The runner's output for ``prompt``. If the call is cancelled just as a future settled with the answer
+        (from a worker thread, or a runner's own task), that answer was paid for all the same: it is recorded as
+        spent before the cancellation goes on."""
+        output = self._invoke(prompt, schema, label)
+        while type(output) is not RunnerOutput and inspect.isawaitable(output):
+            try:
+                output = await output
+            except asyncio.CancelledError:
+                late = _settled_answer(output)
+                if late is not None:
+                    self._spend(key, label, phase, self._charge(late, label), answer, "cancelled")
+                raise
+        return output
+
+    def _take(self, output: Any, key: str, label: str, phase: str | None, answer: int) -> tuple[Any, int]:
+        """Charge a runner's output and return its value as the journal will give it back, with its tokens;
+        output whose value is not JSON is refused (RUNNER_OUTPUT), its tokens recorded as spent."""
+        tokens = self._charge(output, label)
+        try:
+            return _journaled(output.value, label), tokens
+        except WorkflowInputError:
+            self._spend(key, label, phase, tokens, answer, "not JSON")
+            raise
+
+    def _spend(self, key: str, label: str, phase: str | None, tokens: int, answer: int, reason: str) -> None:
+        """Journal an answer paid for but not kept (a spend line), so its tokens outlive a crash."""
+        self.writer.append({"key": key, "kind": "spend", "label": label, "phase": phase, "tokens": tokens,
+                            "attempts": answer, "reason": reason})
 
     def _charge(self, output: Any, label: str) -> int:
         if type(output) is not RunnerOutput:
@@ -226,24 +260,37 @@ class AttemptState:
             if not isinstance(schema, Mapping):
                 raise WorkflowInputError("INVALID_SCHEMA", "an agent() schema must be a JSON Schema object")
             try:
+                loads_untrusted(text)  # what the journal line will hold must read back
                 contract = self.contracts[text] = OutputContract("agent-output", schema)
+            except UntrustedJson as error:
+                raise WorkflowInputError("INVALID_SCHEMA", f"an agent() schema must be JSON a journal can hold: "
+                                         f"{error.message}") from None
             except AgentError as error:
                 raise WorkflowInputError("INVALID_SCHEMA", error.message) from None
         return contract
 
 
 def _journaled(value: Any, label: str) -> Any:
-    """The runner's value as the journal will give it back; RUNNER_OUTPUT if it is not JSON."""
-    if type(value) in JSON_SCALARS:  # reads back unchanged
-        return value
+    """The runner's value as the journal will give it back; RUNNER_OUTPUT if it is not JSON the journal can hold."""
     try:
         return journaled(value)
-    except (TypeError, ValueError, RecursionError) as error:
+    except (TypeError, ValueError, RecursionError, UntrustedJson) as error:
         raise _not_json(label, error) from None
 
 
 def _not_json(label: str, error: Exception) -> WorkflowInputError:
     return WorkflowInputError("RUNNER_OUTPUT", f"agent `{label}` returned a non-JSON value: {error}")
+
+
+def _settled_answer(pending: Any) -> RunnerOutput | None:
+    """The runner output a future already holds (it settled before the cancellation reached its caller), if it
+    is one with valid tokens; None for anything else."""
+    if (not isinstance(pending, asyncio.Future) or not pending.done() or pending.cancelled()
+            or pending.exception() is not None):
+        return None
+    output = pending.result()
+    tokens = getattr(output, "tokens", None)
+    return output if type(output) is RunnerOutput and type(tokens) is int and tokens >= 0 else None
 
 
 def _tagged(event: dict[str, Any], workflow: str | None) -> dict[str, Any]:

@@ -28,6 +28,8 @@ from typing import Any
 
 from alp_nb.base.jsonline import line_encoder
 
+from .store_files import open_store_file, store_file
+
 Event = dict[str, Any]
 Subscriber = Callable[[Event], Any]
 
@@ -36,32 +38,39 @@ _encode = line_encoder(default=str)
 _string = json.encoder.encode_basestring
 
 
-def _open_after_last_line(path: Path) -> int:
-    """The events file (created 0600) opened for appending, cut back to its last newline first: a crash
-    mid-write leaves a torn last line, and appending after it would bury it in the middle of the file."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
-    end = position = os.lseek(fd, 0, os.SEEK_END)
-    while position > 0:
-        start = max(position - 4096, 0)
-        newline = os.pread(fd, position - start, start).rfind(b"\n")
-        if newline >= 0:
-            position = start + newline + 1
-            break
-        position = start
-    if position != end:
-        os.ftruncate(fd, position)
+def _open_after_last_line(path: Path, *, fresh: bool) -> int:
+    """The events file (created 0600, never through a link) opened for appending, cut back to its last newline
+    first: a crash mid-write leaves a torn last line, and appending after it would bury it in the middle of the
+    file. ``fresh``: the file of a new run, created here (``O_EXCL``)."""
+    fd = open_store_file(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | (os.O_EXCL if fresh else 0))
+    try:
+        with store_file(path, "write"):
+            end = position = os.lseek(fd, 0, os.SEEK_END)
+            while position > 0:
+                start = max(position - 4096, 0)
+                newline = os.pread(fd, position - start, start).rfind(b"\n")
+                if newline >= 0:
+                    position = start + newline + 1
+                    break
+                position = start
+            if position != end:
+                os.ftruncate(fd, position)
+    except BaseException:
+        os.close(fd)
+        raise
     return fd
 
 
 class EventLog:
     """Fans events out to subscribers and appends them, buffered, to the events file (if any)."""
 
-    def __init__(self, subscribers: Iterable[Subscriber], path: Path | None = None) -> None:
+    def __init__(self, subscribers: Iterable[Subscriber], path: Path | None = None, *, fresh: bool = False) -> None:
         self._subscribers = list(subscribers)
         self._file = None
         if path is not None:
             self._file = open(  # noqa: SIM115 (open for the whole attempt, closed by close())
-                _open_after_last_line(path), "a", encoding="utf-8", errors="backslashreplace", buffering=1 << 16)
+                _open_after_last_line(path, fresh=fresh), "a", encoding="utf-8", errors="backslashreplace",
+                buffering=1 << 16)
 
     def emit(self, event_type: str, **fields: Any) -> Event:
         return self.publish({"type": event_type, **fields})

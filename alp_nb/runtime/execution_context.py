@@ -94,6 +94,8 @@ class ExecutionContext:
             phase = self._phase
         elif type(phase) is not str or not phase:
             raise WorkflowInputError("INVALID_CALL", f"agent `{label}` phase must be a non-empty string")
+        else:
+            _check_unicode(f"agent `{label}` phase", phase)
         state = self._state
         hit = state.cache.get(key)
         if hit is None and state.s16_keys:
@@ -135,6 +137,7 @@ class ExecutionContext:
         """Enter a phase: later calls count under it; its first entry in an attempt is announced."""
         if not isinstance(title, str) or not title:
             raise WorkflowInputError("INVALID_CALL", "phase() title must be a non-empty string")
+        _check_unicode("phase() title", title)
         self._phase = title
         self._state.announce(title, self._nested_name)
 
@@ -155,37 +158,72 @@ class ExecutionContext:
         return await saved.fn(child, child.args)
 
 
+class _AllDone(asyncio.Future[None]):
+    """Done when every task of a ``parallel`` is. Cancelling it (the caller awaiting it was cancelled) cancels the
+    tasks at once, as cancelling ``asyncio.gather`` does, so that none of them takes another step."""
+
+    def __init__(self, tasks: list[asyncio.Task[None]]) -> None:
+        super().__init__()
+        self.tasks = tasks
+
+    def cancel(self, msg: Any = None) -> bool:
+        for task in self.tasks:
+            task.cancel()
+        return super().cancel(msg)
+
+
 async def _all_or_cancel(thunks: list[Any]) -> list[Any]:
     """Run each thunk (or awaitable) in a task of its own and wait for all of them.
 
     The first failure cancels the siblings from inside the failing task, in the same step that frees its
-    concurrency slot, so no waiting sibling starts a runner call in that slot.
+    concurrency slot, so no waiting sibling starts a runner call in that slot. Each task also counts itself done,
+    where ``asyncio.gather`` would be told by one more callback, and one more loop turn, per task: a fan-out of
+    thousands of cached calls is mostly that overhead on resume.
     """
+    if not thunks:
+        return []
     loop = asyncio.get_running_loop()
-    tasks: list[asyncio.Task[Any]] = []
+    results: list[Any] = [None] * len(thunks)
+    tasks: list[asyncio.Task[None]] = []
+    finished = _AllDone(tasks)
+    left = len(thunks)
 
-    async def sibling(thunk: Any) -> Any:
+    def fail(error: BaseException) -> None:
+        current = asyncio.current_task()
+        for task in tasks:
+            if task is not current:
+                task.cancel()
+        if not finished.done():
+            finished.set_exception(error)
+
+    async def sibling(index: int, thunk: Any) -> None:
+        nonlocal left
         try:
             awaitable = thunk() if callable(thunk) else thunk
             if type(awaitable) is not CoroutineType and not inspect.isawaitable(awaitable):
                 raise WorkflowInputError("INVALID_CALL", "parallel() takes callables that return awaitables, "
                                          "such as lambda: ctx.agent(...)")
-            return await awaitable
-        except Exception:
-            current = asyncio.current_task()
-            for task in tasks:
-                if task is not current:
-                    task.cancel()
+            results[index] = await awaitable
+        except Exception as error:  # the first failure: siblings stop in this same step, and it is raised
+            fail(error)
+            return
+        except asyncio.CancelledError as error:
+            if not finished.done():  # cancelled by its own thunk, not by parallel: that ends the barrier too
+                fail(error)
             raise
+        left -= 1
+        if not left and not finished.done():
+            finished.set_result(None)
 
-    tasks[:] = [loop.create_task(sibling(thunk)) for thunk in thunks]
+    tasks[:] = [loop.create_task(sibling(index, thunk)) for index, thunk in enumerate(thunks)]
     try:
-        return list(await asyncio.gather(*tasks))
+        await finished
     except BaseException:
         for task in tasks:  # the caller was cancelled, or a sibling failed: stop what still runs
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)  # nothing is journaled after this returns
         raise
+    return results
 
 
 def _not_unicode(prompt: str, label: str, error: UnicodeEncodeError) -> str:
@@ -196,3 +234,12 @@ def _not_unicode(prompt: str, label: str, error: UnicodeEncodeError) -> str:
         except UnicodeEncodeError as bad:
             return f"agent() {field} is not valid Unicode text: {bad.reason} at character {bad.start}"
     return f"agent `{label}` schema holds text that is not valid Unicode: {error.reason}"
+
+
+def _check_unicode(field: str, text: str) -> None:
+    """INVALID_CALL for text that cannot be written as UTF-8 (a lone surrogate): the journal could not hold it."""
+    try:
+        text.encode()
+    except UnicodeEncodeError as bad:
+        raise WorkflowInputError("INVALID_CALL", f"{field} is not valid Unicode text: {bad.reason} at character "
+                                 f"{bad.start}") from None

@@ -1,36 +1,74 @@
-"""The journal: one JSON line per completed agent call, the memory a resume reads from.
+"""The journal: one JSON line per completed agent call and per answer paid for but not kept, the memory a resume
+reads from.
 
-Lines are written with one ``write`` each, straight to the file (flushed per
-line; ``fsync`` too when asked), before the call counts as done. Reading is
-strict in the middle and forgiving at the end: a crash mid-write can only
-tear the last line, which is dropped with a warning; any other bad line is
-an error naming it. Journals of the s16 reference (``key``/``value`` only,
-10-digit keys) read the same way.
+Lines are written with one ``write`` each, straight to the file (flushed per line; ``fsync`` too when asked),
+before the call counts as done. Reading is strict in the middle and forgiving at the end: a crash mid-write can
+only tear the last line, which is dropped with a warning; any other bad line is an error naming it.
+
+Integrity. A line (``v`` 2) is the JSON text T of its record with ``"sum": "<first 16 hex digits of SHA-256
+over T>"`` appended as the object's last member, so the reader checks it against the raw bytes without encoding
+anything again. An edited line, a call recorded twice with different values, and a line without a checksum after
+one with a checksum (a stripped checksum) are JOURNAL_TAMPERED, naming the file and line. Lines written before
+checksums, the s16 reference's (``key`` and ``value`` only, 10-digit keys) and our ``v`` 1 lines, still read;
+they are counted as legacy.
+
+Spending. Every answer a runner hands back goes on exactly one line before anything else is done with it: the
+answer a call keeps on the call's line (``kind: "agent"``, whose ``tokens`` are that answer's), any other on a
+spend line (``kind: "spend"``: ``key``, ``label``, ``phase``, ``tokens``, ``attempts`` -- which answer of the call
+it was -- and ``reason``: ``retried``, ``refused``, ``not JSON`` or ``cancelled``). So a run's usage is the sum
+over its lines, and a crash forgets no token spent. (A ``v`` 1 call line holds the tokens of all its answers, and
+has no spend lines.)
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import math
 import os
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from pydantic import ConfigDict, Field, ValidationError
 
 from alp_nb.base.frozen import FrozenJson, FrozenModel, validation_issues
 from alp_nb.base.jsonline import line_encoder
+from alp_nb.base.safe_files import open_regular
+from alp_nb.base.untrusted_json import MAX_INT_DIGITS, UntrustedJson, loads_untrusted
 
 from .errors import WorkflowInputError
-from .keys import S16_KEY_RE
+from .keys import canonical_dumps
+from .store_files import open_store_file, store_file
 
 S16_KEY_LENGTH = len("agent-") + 10
 
-JOURNAL_VERSION = 1
+JOURNAL_VERSION = 2
+"""The version of the lines written here, the first to carry a checksum; lines of earlier versions (1, and s16's,
+which have no ``v``) are legacy."""
+
+CHECKSUM_DIGITS = 16
+_LEAD, _TAIL = b', "sum": "', b'"}'
+_LEAD_AT = -(len(_LEAD) + CHECKSUM_DIGITS + len(_TAIL))
+_DIGITS_AT, _TAIL_AT = _LEAD_AT + len(_LEAD), -len(_TAIL)
+"""Where the checksum member starts, its digits, and the closing brace, counted from the end of a line."""
+_sha256 = hashlib.sha256
+
+_INT_BOUND = 10**MAX_INT_DIGITS
 _encode = line_encoder(allow_nan=False)
-JSON_SCALARS = frozenset((str, int, float, bool, type(None)))
-"""Exact types whose values read back from a journal line unchanged."""
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+_decode_sealed = json.JSONDecoder(parse_constant=_no_constant).raw_decode
+"""The parser of a line whose checksum holds: such a line is exactly what ``JournalWriter`` wrote, and the writer
+writes only what ``loads_untrusted`` accepts (no NaN, no repeated key, at most 100 levels, integers of at most
+100 digits), so checking all that again would more than double the time a resume spends reading, and find
+nothing. It still refuses NaN, for free; a line it refuses goes on to ``loads_untrusted``, which says what is
+wrong. (A line forged with a checksum recomputed to match can hold anything; no checksum stops that.)"""
 
 
 class JournalEntry(FrozenModel):
@@ -55,133 +93,220 @@ class JournalEntry(FrozenModel):
 
     @property
     def legacy(self) -> bool:
-        """True for a line in the s16 form (10-digit key)."""
-        return S16_KEY_RE.fullmatch(self.key) is not None
+        """True for a line written before lines carried a checksum: the s16 reference's, or our ``v`` 1."""
+        return self.v is None or self.v < JOURNAL_VERSION
 
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
 CachedCall = tuple[Any, int, int]
-"""What a resume needs of a journaled call: (value, tokens it cost, seq of its line)."""
+"""What a resume needs of a journaled call: (value, tokens of the answer it kept, seq of its line)."""
+
+Spend = tuple[int, int, str]
+"""A spend line as usage needs it: (seq, tokens, call key)."""
 
 
 @dataclass
 class JournalRead:
-    """A parsed journal: calls by key, and where a writer may safely continue."""
+    """A parsed journal: calls by key, answers spent but not kept, and where a writer may safely continue."""
 
     calls: dict[str, CachedCall] = field(default_factory=dict)
+    spends: list[Spend] = field(default_factory=list)
     entries: list[JournalEntry] | None = None
     good_bytes: int = 0
     needs_newline: bool = False
     warnings: list[str] = field(default_factory=list)
     has_s16_keys: bool = False
     next_seq: int = 1
+    legacy_lines: int = 0
+    """Lines without a checksum (s16's, or our ``v`` 1): read as they always were, but nothing vouches for them."""
 
 
 def read_journal(path: str | os.PathLike[str], *, keep_entries: bool = False) -> JournalRead:
     """Parse ``path`` (a missing file is an empty journal); ``keep_entries`` also builds JournalEntry models.
 
     Lines are read one at a time and only (value, tokens, seq) is kept per call, so memory grows with the
-    journal's values, not its prompts and schemas.
+    journal's values, not its prompts and schemas. The file is opened without following a link.
     """
     path = Path(path)
     read = JournalRead(entries=[] if keep_entries else None)
-    if not path.exists():
-        return read
-    calls, entries, next_seq, offset = read.calls, read.entries, 1, 0
-    with open(path, "rb") as handle:
-        for line_no, raw in enumerate(handle, 1):
-            offset += len(raw)
-            complete = raw[-1:] == b"\n"
-            try:
-                record = _record(raw)
-            except ValueError as error:
-                if complete:
-                    raise WorkflowInputError("JOURNAL_CORRUPT", f"{path.name} line {line_no}: {error}") from None
-                message = f"{path.name} line {line_no} is incomplete (torn write) and was dropped"
-                warnings.warn(message, RuntimeWarning, stacklevel=2)
-                read.warnings.append(message)
-                break
-            read.good_bytes = offset
-            if record is None:  # a blank line
-                continue
-            read.needs_newline = not complete
-            key, seq = record["key"], record.get("seq")
-            if seq is None:
-                seq = next_seq
-                read.has_s16_keys = read.has_s16_keys or len(key) == S16_KEY_LENGTH
-            if seq >= next_seq:
-                next_seq = seq + 1
-            calls[key] = (record["value"], record.get("tokens", 0), seq)
-            if entries is not None:
-                entries.append(_entry(record, f"{path.name} line {line_no}", read.warnings))
-    read.next_seq = next_seq
+    try:
+        with store_file(path, "read"), os.fdopen(open_regular(path, os.O_RDONLY), "rb") as handle:
+            _read_lines(handle, path, read)
+    except FileNotFoundError:
+        pass
     return read
 
 
-def _record(raw: bytes) -> dict[str, Any] | None:
-    """One checked journal line (None for a blank one); ValueError says what is wrong with it."""
-    try:
-        record = json.loads(raw.decode())
-    except RecursionError:
-        raise ValueError("nesting too deep") from None
-    except ValueError as error:
-        if not raw.strip():
-            return None
-        raise ValueError(f"not JSON ({error})") from None
+def _read_lines(handle: BinaryIO, path: Path, read: JournalRead) -> None:
+    name, calls, entries, spends = path.name, read.calls, read.entries, read.spends
+    next_seq = 1
+    offset = good_bytes = first_sealed = 0
+    for line_no, raw in enumerate(handle, 1):
+        offset += len(raw)
+        complete = raw[-1:] == b"\n"
+        try:
+            record, sealed = _record(raw[:-1] if complete else raw)
+        except ValueError as error:
+            if not raw.strip():  # a blank line
+                good_bytes = offset
+                continue
+            if complete:
+                raise WorkflowInputError("JOURNAL_CORRUPT", f"{name} line {line_no}: {error}") from None
+            message = f"{name} line {line_no} is incomplete (torn write) and was dropped"
+            warnings.warn(message, RuntimeWarning, stacklevel=3)
+            read.warnings.append(message)
+            break
+        if sealed:
+            first_sealed = first_sealed or line_no
+        else:
+            _check_unsealed(record, first_sealed, name, line_no)
+            read.legacy_lines += 1
+        good_bytes = offset
+        read.needs_newline = not complete
+        key, seq = record["key"], record.get("seq")
+        if seq is None:
+            seq = next_seq
+            read.has_s16_keys = read.has_s16_keys or len(key) == S16_KEY_LENGTH
+        if seq >= next_seq:
+            next_seq = seq + 1
+        if record.get("kind") == "spend":
+            spends.append((seq, record["tokens"], key))
+            continue
+        call = (record["value"], record.get("tokens", 0), seq)
+        known = calls.setdefault(key, call)
+        if known is not call:  # the same call twice: fine with the same value (counted once), tampering otherwise
+            if canonical_dumps(known[0]) != canonical_dumps(call[0]):
+                raise WorkflowInputError("JOURNAL_TAMPERED", f"{name} lines {_first_line(path, key)} and {line_no} "
+                                         f"record call `{key}` with different values")
+            continue
+        if entries is not None:
+            entries.append(_entry(record, f"{name} line {line_no}", read.warnings))
+    read.good_bytes, read.next_seq = good_bytes, next_seq
+
+
+def seal(text: str) -> bytes:
+    """The journal line for ``text``, the JSON of one record (an object): its checksum appended as the last
+    member, then the newline."""
+    body = text.encode()
+    return body[:-1] + _LEAD + _checksum(body) + _TAIL + b"\n"
+
+
+def _checksum(text: bytes) -> bytes:
+    return _sha256(text).hexdigest()[:CHECKSUM_DIGITS].encode()
+
+
+def _record(line: bytes) -> tuple[dict[str, Any], bool]:
+    """One journal line (without its newline), checked, and whether its checksum holds; ValueError says what is
+    wrong with it. A line whose checksum holds is parsed fast (see ``_decode_sealed``), any other strictly."""
+    sealed = (line.endswith(_TAIL) and line[_LEAD_AT:_DIGITS_AT] == _LEAD
+              and _checksum(line[:_LEAD_AT] + b"}") == line[_DIGITS_AT:_TAIL_AT])
+    record: Any = None
+    if sealed:
+        try:
+            text = line.decode()
+            record, end = _decode_sealed(text)
+            if end != len(text):
+                record = None
+        except (ValueError, RecursionError):  # forged with its checksum: loads_untrusted says what is wrong
+            record = None
+    if record is None:
+        try:
+            record = loads_untrusted(line)
+        except UntrustedJson as error:
+            raise ValueError(error.message) from None
     if type(record) is not dict:
         raise ValueError("a journal line must be a JSON object")
     key = record.get("key")
     if type(key) is not str or not key.startswith("agent-"):
         raise ValueError("`key` must be a string agent-<hash>")
-    if "value" not in record:
+    spend = record.get("kind") == "spend"
+    if not spend and "value" not in record:
         raise ValueError("`value` is missing")
     tokens = record.get("tokens", 0)
-    if type(tokens) is not int or tokens < 0:
+    if type(tokens) is not int or tokens < 0 or (spend and "tokens" not in record):
         raise ValueError("`tokens` must be a non-negative integer")
     seq = record.get("seq")
     if seq is not None and (type(seq) is not int or seq < 0):
         raise ValueError("`seq` must be a non-negative integer")
-    return record
+    version = record.get("v")
+    if version is not None and (type(version) is not int or version < 1):
+        raise ValueError("`v` must be a positive integer")
+    return record, sealed
+
+
+def _check_unsealed(record: dict[str, Any], first_sealed: int, name: str, line_no: int) -> None:
+    """A line without a valid checksum is legacy, unless it was edited or had its checksum stripped."""
+    if "sum" in record:
+        problem = "its checksum does not match its content, so the line was edited"
+    elif (record.get("v") or 1) >= JOURNAL_VERSION:
+        problem = f"a v{record['v']} line has no checksum, so it was stripped"
+    elif first_sealed:
+        problem = f"no checksum after line {first_sealed} had one, so it was stripped"
+    else:
+        return
+    raise WorkflowInputError("JOURNAL_TAMPERED", f"{name} line {line_no}: {problem}")
+
+
+def _first_line(path: Path, key: str) -> int:
+    """The number of the line that first recorded call ``key`` (looked up again only to name it in an error)."""
+    with os.fdopen(open_regular(path, os.O_RDONLY), "rb") as handle:
+        for line_no, raw in enumerate(handle, 1):
+            record = json.loads(raw) if raw.strip() else None
+            if isinstance(record, dict) and record.get("key") == key and record.get("kind") != "spend":
+                return line_no
+    return 0
 
 
 def _entry(record: dict[str, Any], where: str, found: list[str]) -> JournalEntry:
     """The line as a viewer sees it. A field the resume does not read may be malformed: the line is then shown
-    with what the resume reads (key, value, tokens, seq) and a warning naming it."""
+    with what the resume reads (key, value, tokens, seq, v) and a warning naming it."""
     try:
         return JournalEntry.model_validate(record)
     except ValidationError as error:
         message = f"{where}: {'; '.join(validation_issues(error, 'line'))} (shown with its key and value only)"
-        warnings.warn(message, RuntimeWarning, stacklevel=3)
+        warnings.warn(message, RuntimeWarning, stacklevel=4)
         found.append(message)
         return JournalEntry(key=record["key"], value=record["value"], tokens=record.get("tokens", 0),
-                            seq=record.get("seq"))
+                            seq=record.get("seq"), v=record.get("v"))
 
 
 def journaled(value: Any) -> Any:
-    """``value`` as its journal line reads back (int keys become strings, tuples lists), so a fresh call returns
-    what a resume would; TypeError, ValueError or RecursionError if it is not JSON."""
-    return json.loads(_encode(value))
+    """``value`` exactly as its journal line reads back (int keys become strings, tuples lists), so a fresh call
+    returns what a resume would. Raises UntrustedJson (too deep, an integer too long), TypeError, ValueError or
+    RecursionError if the journal cannot hold it: whatever is written must read back."""
+    kind = type(value)
+    if (kind is str or kind is bool or value is None or (kind is int and -_INT_BOUND < value < _INT_BOUND)
+            or (kind is float and math.isfinite(value))):
+        return value
+    return loads_untrusted(_encode(value))
 
 
 class JournalWriter:
-    """Appends journal lines with one unbuffered write each; ``fsync=True`` also syncs every line."""
+    """Appends journal lines with one unbuffered write each; ``fsync=True`` also syncs every line. ``fresh``: the
+    journal of a new run, created here (``O_EXCL``); otherwise it is continued after ``truncate_to`` bytes."""
 
-    def __init__(self, path: Path, *, fsync: bool, truncate_to: int | None = None, needs_newline: bool = False,
-                 next_seq: int = 1) -> None:
-        self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        if truncate_to is not None:
-            os.ftruncate(self._fd, truncate_to)
-        if needs_newline:
-            os.write(self._fd, b"\n")
+    def __init__(self, path: Path, *, fsync: bool, fresh: bool = False, truncate_to: int | None = None,
+                 needs_newline: bool = False, next_seq: int = 1) -> None:
+        self._fd = open_store_file(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | (os.O_EXCL if fresh else 0))
+        try:
+            with store_file(path, "write"):
+                if truncate_to is not None:
+                    os.ftruncate(self._fd, truncate_to)
+                if needs_newline:
+                    os.write(self._fd, b"\n")
+        except BaseException:
+            self.close()
+            raise
         self._fsync = fsync
         self.next_seq = next_seq
 
     def append(self, record: dict[str, Any]) -> int:
-        """Write one line (``v`` and ``seq`` added here); returns its seq. Raises ValueError for non-JSON values."""
+        """Write one line (``v``, ``seq`` and its checksum added here); returns its seq. Raises ValueError or
+        TypeError for a record that is not JSON."""
         seq = self.next_seq
-        data = (_encode({"v": JOURNAL_VERSION, "seq": seq, **record}) + "\n").encode()
+        data = seal(_encode({"v": JOURNAL_VERSION, "seq": seq, **record}))
         while data:
             data = data[os.write(self._fd, data):]
         if self._fsync:

@@ -10,6 +10,7 @@ from typing import Any
 from alp_nb.agents.errors import AgentError
 from alp_nb.agents.output_contract import OutputContract
 from alp_nb.base.frozen import FrozenJson, FrozenModel, thaw
+from alp_nb.base.untrusted_json import UntrustedJson, loads_untrusted
 
 from .errors import WorkflowInputError
 
@@ -85,12 +86,14 @@ def validate_args(args: Any, field: str = "args") -> dict[str, Any]:
         return {}
     if not isinstance(args, Mapping):
         raise WorkflowInputError("INVALID_ARGS", f"{field} must be a JSON object, not {type(args).__name__}")
-    try:
-        copy = json.loads(json.dumps(dict(args), allow_nan=False))
+    try:  # read back as an untrusted document: what the snapshot holds must load again
+        copy = loads_untrusted(json.dumps(dict(args), allow_nan=False))
     except (TypeError, ValueError) as error:
         raise WorkflowInputError("INVALID_ARGS", f"{field} must hold only JSON values: {error}") from None
     except RecursionError:
         raise WorkflowInputError("INVALID_ARGS", f"{field} are nested too deeply") from None
+    except UntrustedJson as error:
+        raise WorkflowInputError("INVALID_ARGS", f"{field} must be JSON a run can store: {error.message}") from None
     if set(copy) != set(args):
         raise WorkflowInputError("INVALID_ARGS", f"{field} keys must be strings")
     budget = copy.get("budget")

@@ -1,7 +1,8 @@
 """Launching and resuming runs: ``run_workflow`` (async) and ``run_workflow_sync`` (scripts and notebooks).
 
 A launch checks everything first (workflow, metadata, args, run id, saved
-snapshot, lock, journal) and writes nothing until every check passed. Then:
+snapshot, the run's files, lock, journal) and writes nothing until every
+check passed. Then:
 snapshot (``running``), ``last_run`` pointer, events, the script, and at the
 end the output, the final snapshot and ``task_notification``. Script
 failures end the run as ``failed`` and are reported in the returned run;
@@ -15,12 +16,14 @@ import contextlib
 import json
 import os
 import time
+import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 from alp_nb.base.frozen import FrozenModel, thaw
+from alp_nb.base.untrusted_json import UntrustedJson, loads_untrusted
 
 from .attempt import AttemptState, _describe
 from .errors import WorkflowInputError
@@ -180,15 +183,16 @@ class _Launch:
             args = saved.check_args(validate_args(args))
             run_id = store.reserve(saved.meta.name)
             return cls(saved=saved, store=store, run_id=run_id, args=args, previous=(), resumed=False,
-                       journal=JournalRead(), lock=store.acquire(run_id), **options)
+                       journal=JournalRead(), lock=store.acquire(run_id, fresh=True), **options)
         run_id = validate_run_id(resume_from_run_id)
-        if not store.paths(run_id).snapshot.exists():  # refused before a lock file is created
-            raise WorkflowInputError("RUN_NOT_FOUND", f"no run `{run_id}` in {store.root}")
         saved_args = _resumable_args(store.read_snapshot(run_id), saved, args)  # a run's name and args never change
+        store.check_run_files(run_id)  # refused before a lock file is created or anything written
         lock = store.acquire(run_id)
         try:
             journal = read_journal(store.paths(run_id).journal)
-            previous = _settled_attempts(store.read_snapshot(run_id).attempts, journal)  # as of taking the lock
+            snapshot = store.read_snapshot(run_id)  # as of taking the lock
+            _warn_if_journal_lost(snapshot, journal, store.paths(run_id).journal.name)
+            previous = _settled_attempts(snapshot.attempts, journal)
         except BaseException:
             lock.release()
             raise
@@ -201,11 +205,11 @@ class _Launch:
         with contextlib.ExitStack() as cleanup:  # however the attempt ends: files closed, then the lock released
             cleanup.callback(self.lock.release)
             paths.output.unlink(missing_ok=True)  # a previous attempt's output is stale until this one ends
-            writer = JournalWriter(paths.journal, fsync=self.fsync,
-                                   truncate_to=self.journal.good_bytes if resumed else 0,
+            writer = JournalWriter(paths.journal, fsync=self.fsync, fresh=not resumed,
+                                   truncate_to=self.journal.good_bytes if resumed else None,
                                    needs_newline=self.journal.needs_newline, next_seq=self.journal.next_seq)
             cleanup.callback(writer.close)
-            events = EventLog(subscribers, paths.events)
+            events = EventLog(subscribers, paths.events, fresh=not resumed)
             cleanup.callback(events.close)
 
             def on_phase() -> None:
@@ -249,9 +253,9 @@ class _Launch:
             return None, "cancelled", "cancelled"
         except Exception as error:  # any script failure ends the run as failed, reported
             return None, "failed", _describe(error)
-        try:
-            json.dumps(result, allow_nan=False, ensure_ascii=False).encode()  # as the output file will hold it
-        except (TypeError, ValueError, RecursionError) as error:
+        try:  # as the output file will hold it, and as it must read back
+            loads_untrusted(json.dumps(result, allow_nan=False, ensure_ascii=False).encode())
+        except (TypeError, ValueError, RecursionError, UntrustedJson) as error:
             return None, "failed", f"the workflow result is not JSON: {error}"
         return result, "completed", None
 
@@ -296,8 +300,19 @@ def _settled_attempts(attempts: tuple[Attempt, ...], journal: JournalRead) -> tu
     ``interrupted``, and its usage is what it journaled from its first seq on."""
     if not attempts or attempts[-1].status != "running":
         return attempts
-    last = caught_up_attempt(attempts[-1], journal.calls.values())
+    last = caught_up_attempt(attempts[-1], journal)
     return (*attempts[:-1], last.model_copy(update={"status": "interrupted"}))
+
+
+def _warn_if_journal_lost(snapshot: RunSnapshot, journal: JournalRead, journal_name: str) -> None:
+    """A snapshot that counts finished calls (or tokens spent) beside a journal that holds no line: the journal
+    was lost or emptied, and the resume is about to run, and pay for, those calls again."""
+    done = sum(phase.done for phase in snapshot.phases)
+    if journal.calls or journal.spends or not (done or snapshot.usage.cumulative.tokens):
+        return
+    calls = max(done, snapshot.usage.cumulative.agents)
+    warnings.warn(f"{snapshot.run_id}.json records {calls} agent calls but {journal_name} holds none of them: "
+                  "they will run again", RuntimeWarning, stacklevel=2)
 
 
 def _check_options(agent_cap: Any, concurrency: Any, durability: Any) -> None:

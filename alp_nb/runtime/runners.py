@@ -18,6 +18,7 @@ import random
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Protocol, runtime_checkable
 
 
@@ -37,26 +38,19 @@ class AgentRunner(Protocol):
 
 
 def invoker(runner: Any) -> Callable[[str, Any, str], Any]:
-    """How to call this runner: awaited if async, inline if it says it never blocks, else in a thread."""
+    """How to call this runner. A call gives the output or an awaitable of it: an async runner's coroutine, what
+    a runner that says it never blocks returned (called inline), or a future settled from a worker thread."""
     run = runner.run
-    if inspect.iscoroutinefunction(run):
+    if inspect.iscoroutinefunction(run) or getattr(runner, "blocking", True) is False:
         return run
-    if getattr(runner, "blocking", True) is False:
-        async def inline(prompt: str, schema: Any, label: str) -> Any:
-            output = run(prompt, schema, label)
-            return await output if inspect.isawaitable(output) else output
-        return inline
-
-    async def threaded(prompt: str, schema: Any, label: str) -> Any:
-        output = await in_daemon_thread(run, prompt, schema, label)
-        return await output if inspect.isawaitable(output) else output
-    return threaded
+    return partial(in_daemon_thread, run)
 
 
-async def in_daemon_thread(fn: Callable[..., Any], *args: Any) -> Any:
-    """``fn(*args)`` in a daemon thread of its own. ``asyncio.to_thread`` uses a pool that ``asyncio.run`` and the
-    interpreter wait for at exit, so Ctrl-C during a blocking call would wait for the call to return; here a
-    cancelled call is abandoned (its answer dropped, never journaled) and the process ends at once."""
+def in_daemon_thread(fn: Callable[..., Any], *args: Any) -> asyncio.Future[Any]:
+    """A future of ``fn(*args)``, run in a daemon thread of its own. ``asyncio.to_thread`` uses a pool that
+    ``asyncio.run`` and the interpreter wait for at exit, so Ctrl-C during a blocking call would wait for the call
+    to return; here a cancelled call is abandoned (its answer dropped, never journaled) and the process ends at
+    once. The future itself is returned, so a caller cancelled just after it settled can still read it."""
     loop = asyncio.get_running_loop()
     future = loop.create_future()
     context = contextvars.copy_context()
@@ -78,7 +72,7 @@ async def in_daemon_thread(fn: Callable[..., Any], *args: Any) -> Any:
             loop.call_soon_threadsafe(settle, value, error)
 
     threading.Thread(target=call, name="alp-nb runner call", daemon=True).start()
-    return await future
+    return future
 
 
 Response = Any | Callable[[str, Mapping[str, Any] | None, str], Any]

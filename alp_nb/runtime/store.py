@@ -1,7 +1,8 @@
 """The run store: one folder of runs, each a snapshot, journal, event log, output and lock file.
 
 Every path is built from a run id that passed ``validate_run_id`` first, so
-no id can name a file outside the store. A run is reserved by creating its
+no id can name a file outside the store, and every file is opened without
+following a link (``store_files``). A run is reserved by creating its
 snapshot with O_EXCL, and its lock (``flock``) is held for the whole run:
 a second process resuming it is refused before it writes anything.
 """
@@ -17,12 +18,19 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from alp_nb.base.atomic_file import write_atomic
+from alp_nb.base.safe_files import open_regular
 
 from .errors import WorkflowInputError
-from .journal import CachedCall, JournalEntry, JournalRead, read_journal
+from .journal import JournalEntry, JournalRead, read_journal
 from .keys import RUN_ID_RE, new_run_id, validate_run_id
 from .snapshot import Attempt, PhaseProgress, RunSnapshot, Usage, UsageReport, parse_snapshot
+from .store_files import (
+    check_writable_folder,
+    open_store_file,
+    parse_store_json,
+    read_store_file,
+    write_store_file,
+)
 
 if TYPE_CHECKING:
     from IPython.lib.pretty import RepresentationPrinter
@@ -126,8 +134,8 @@ class RunStore:
             self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
             while True:
                 run_id = new_run_id(workflow_name)
-                try:
-                    os.close(os.open(self.paths(run_id).snapshot, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+                try:  # O_EXCL creates a new regular file or fails: a link in its place is never followed
+                    os.close(open_regular(self.paths(run_id).snapshot, os.O_WRONLY | os.O_CREAT | os.O_EXCL))
                 except FileExistsError:
                     continue
                 return run_id
@@ -135,9 +143,10 @@ class RunStore:
             raise WorkflowInputError("INVALID_OPTION", f"run store {self.root} cannot hold runs: "
                                      f"{error.strerror or error}") from None
 
-    def acquire(self, run_id: str) -> RunLock:
-        """Hold the run's lock, or WorkflowInputError(RUN_ACTIVE) if another process has it."""
-        fd = os.open(self.paths(run_id).lock, os.O_RDWR | os.O_CREAT, 0o600)
+    def acquire(self, run_id: str, *, fresh: bool = False) -> RunLock:
+        """Hold the run's lock, or WorkflowInputError(RUN_ACTIVE) if another process has it. ``fresh``: a new run's
+        lock file, created here (``O_EXCL``)."""
+        fd = open_store_file(self.paths(run_id).lock, os.O_RDWR | os.O_CREAT | (os.O_EXCL if fresh else 0))
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -150,7 +159,7 @@ class RunStore:
     def is_active(self, run_id: str) -> bool:
         """True while some process holds the run's lock (checked without creating anything)."""
         try:
-            fd = os.open(self.paths(run_id).lock, os.O_RDONLY)
+            fd = open_store_file(self.paths(run_id).lock, os.O_RDONLY)
         except FileNotFoundError:
             return False
         try:
@@ -162,22 +171,15 @@ class RunStore:
         return False
 
     def write_snapshot(self, snapshot: RunSnapshot, *, fsync: bool = True) -> None:
-        write_atomic(self.paths(snapshot.run_id).snapshot, json.dumps(snapshot.to_json(), indent=2), fsync=fsync)
+        write_store_file(self.paths(snapshot.run_id).snapshot, json.dumps(snapshot.to_json(), indent=2), fsync=fsync)
 
     def read_snapshot(self, run_id: str) -> RunSnapshot:
         """The snapshot as stored (a live or interrupted run both read ``running``)."""
         path = self.paths(run_id).snapshot
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise WorkflowInputError("RUN_NOT_FOUND", f"no run `{run_id}` in {self.root}") from None
-        except (OSError, UnicodeDecodeError) as error:
-            raise WorkflowInputError("CORRUPT_RUN", f"cannot read {path.name}: {error}") from None
-        try:
-            data = json.loads(text)
-        except (ValueError, RecursionError) as error:
-            raise WorkflowInputError("CORRUPT_RUN", f"{path.name} is not JSON: {error}") from None
-        snapshot = parse_snapshot(data, path.name)
+        data = read_store_file(path)
+        if data is None:
+            raise WorkflowInputError("RUN_NOT_FOUND", f"no run `{run_id}` in {self.root}")
+        snapshot = parse_snapshot(parse_store_json(data, path.name), path.name)
         if snapshot.run_id != run_id:
             raise WorkflowInputError("CORRUPT_RUN", f"{path.name} names run `{snapshot.run_id}`")
         return snapshot
@@ -196,7 +198,7 @@ class RunStore:
         status = "running" if self.is_active(snapshot.run_id) else "interrupted"
         if not snapshot.attempts:
             return snapshot.model_copy(update={"status": status})
-        last = caught_up_attempt(snapshot.attempts[-1], journal.calls.values())
+        last = caught_up_attempt(snapshot.attempts[-1], journal)
         if last.status == "running":
             last = last.model_copy(update={"status": status})
         earlier = sum((attempt.usage for attempt in snapshot.attempts[:-1]), Usage())
@@ -207,44 +209,49 @@ class RunStore:
         })
 
     def write_output(self, run_id: str, payload: Any, *, fsync: bool = True) -> None:
-        write_atomic(self.paths(run_id).output, json.dumps(payload, indent=2, ensure_ascii=False), fsync=fsync)
+        write_store_file(self.paths(run_id).output, json.dumps(payload, indent=2, ensure_ascii=False), fsync=fsync)
 
     def read_output(self, run_id: str) -> Any:
         """The stored result (or ``{"error": ...}``); None if the run never finished."""
-        try:
-            return json.loads(self.paths(run_id).output.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError, RecursionError) as error:
-            raise WorkflowInputError("CORRUPT_RUN", f"cannot read the output of `{run_id}`: {error}") from None
+        path = self.paths(run_id).output
+        data = read_store_file(path)
+        return None if data is None else parse_store_json(data, path.name)
 
     def read_events(self, run_id: str) -> list[dict[str, Any]]:
         """Every event of every attempt, in order; a torn last line (a crash mid-write) is skipped."""
-        try:
-            lines = self.paths(run_id).events.read_text(encoding="utf-8", errors="replace").splitlines()
-        except FileNotFoundError:
-            return []
+        path = self.paths(run_id).events
+        lines = (read_store_file(path) or b"").splitlines()
         events = []
         for line_no, line in enumerate(lines, 1):
             try:
-                event = json.loads(line)
-            except (ValueError, RecursionError):
+                event = parse_store_json(line, f"{path.name} line {line_no}")
+            except WorkflowInputError:
                 if line_no == len(lines):
                     break
-                raise WorkflowInputError("CORRUPT_RUN", f"{run_id}.events.jsonl line {line_no} is not JSON") from None
+                raise
             events.append(event)
         return events
 
     def set_last_run(self, run_id: str, *, fsync: bool = True) -> None:
-        write_atomic(self.root / LAST_RUN_FILE, validate_run_id(run_id), fsync=fsync)
+        write_store_file(self.root / LAST_RUN_FILE, validate_run_id(run_id), fsync=fsync)
 
     def last_run(self) -> str | None:
         """The run id last launched or resumed here, or None."""
-        try:
-            text = (self.root / LAST_RUN_FILE).read_text(encoding="utf-8").strip()
-        except (OSError, UnicodeDecodeError):
-            return None
+        data = read_store_file(self.root / LAST_RUN_FILE)
+        text = (data or b"").decode("utf-8", "replace").strip()
         return text if RUN_ID_RE.fullmatch(text) else None
+
+    def check_run_files(self, run_id: str) -> None:
+        """Before a resume writes anything: each file of the run that exists is a regular file (not a link) this
+        process can open as the run will, and the store folder takes new files. So a refusal writes nothing."""
+        paths = self.paths(run_id)
+        appended = (paths.journal, paths.events, paths.lock)
+        for path in (*appended, paths.snapshot, paths.output, self.root / LAST_RUN_FILE):
+            try:
+                os.close(open_store_file(path, os.O_RDWR if path in appended else os.O_RDONLY))
+            except FileNotFoundError:
+                continue
+        check_writable_folder(self.root)
 
     def run_ids(self) -> tuple[str, ...]:
         """Every run in the store, oldest first."""
@@ -255,7 +262,8 @@ class RunStore:
             return
         for path in self.root.glob("wf_*.json"):
             if RUN_ID_RE.fullmatch(path.stem):
-                yield path.stat().st_mtime, path.stem
+                info = path.lstat()  # a link is listed (and refused when read), never followed
+                yield info.st_mtime, path.stem
 
     def load(self, run_id: str) -> StoredRun:
         """Snapshot (as ``snapshot`` gives it), every journal entry and the output of one run, for viewers."""
@@ -266,10 +274,17 @@ class RunStore:
         return StoredRun(snapshot, tuple(journal.entries or ()), self.read_output(run_id), tuple(journal.warnings))
 
 
-def caught_up_attempt(attempt: Attempt, calls: Iterable[CachedCall]) -> Attempt:
-    """``attempt`` with usage at least what it journaled: the lines from its first seq on."""
-    tokens = [tokens for _value, tokens, seq in calls if seq >= attempt.first_seq]
-    usage = Usage(agents=max(attempt.usage.agents, len(tokens)), tokens=max(attempt.usage.tokens, sum(tokens)))
+def caught_up_attempt(attempt: Attempt, journal: JournalRead) -> Attempt:
+    """``attempt`` with usage at least what it journaled from its first seq on: the tokens of every line, call
+    or spend (each answer is on one line), and its calls, each counted once however many answers it took."""
+    first = attempt.first_seq
+    calls = {key: tokens for key, (_value, tokens, seq) in journal.calls.items() if seq >= first}
+    tokens = sum(calls.values())
+    for seq, spent, key in journal.spends:
+        if seq >= first:
+            tokens += spent
+            calls.setdefault(key, 0)
+    usage = Usage(agents=max(attempt.usage.agents, len(calls)), tokens=max(attempt.usage.tokens, tokens))
     return attempt.model_copy(update={"usage": usage})
 
 

@@ -1,4 +1,8 @@
-"""The terminal forms of ``alp-nb agent list|show|test|add``: ALP's layout, line by line."""
+"""The terminal forms of ``alp-nb agent list|show|test|add``: ALP's layout, line by line.
+
+Lines hold an agent file's text as written (ids, display names, state ids, skills, paths, issues); the
+command prints each through ``viz.terminal.print_lines``, which escapes its control characters and line breaks.
+"""
 
 from __future__ import annotations
 

@@ -7,7 +7,6 @@ untrusted: HTML escapes them, plain text replaces control characters (a log line
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +14,7 @@ from alp_nb.base.frozen import thaw
 from alp_nb.runtime.store import JOURNAL_PAGE_SIZE
 
 from .html import badge, block, esc, status_badge, table
+from .terminal import plain
 
 if TYPE_CHECKING:
     from alp_nb.runtime.journal import JournalEntry
@@ -30,12 +30,6 @@ RESULT_CHARS = 300
 BAR_WIDTH = 24
 JOURNAL_HEADERS = ("seq", "attempt", "label", "phase", "tokens", "prompt", "value")
 REGISTRY_HEADERS = ("name", "description", "phases", "args")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def plain(text: object) -> str:
-    """Text safe to print: control characters (terminal escapes included) shown as ``\\xNN``."""
-    return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", str(text))
 
 
 def clip(value: Any, limit: int = CELL_CHARS) -> str:

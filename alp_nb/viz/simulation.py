@@ -61,6 +61,12 @@ def simulation_html(simulation: Simulation) -> str:
 
 
 def simulation_text(simulation: Simulation) -> str:
+    return "\n".join(simulation_lines(simulation))
+
+
+def simulation_lines(simulation: Simulation) -> list[str]:
+    """The trace as lines of plain text, one value per line: a terminal printer escapes each on its own, so a
+    line break inside contract text cannot forge a line."""
     scenario = simulation.scenario
     lines = [f"{scenario.name} on {simulation.contract_name}: {simulation.outcome}"
              + (f" (owner: {simulation.owner})" if simulation.owner else "")
@@ -72,7 +78,7 @@ def simulation_text(simulation: Simulation) -> str:
         if step.note:
             lines.append(f"           note: {step.note}")
         lines += [f"           {label}: {value}" for label, value in receipt_fields(step.receipt)]
-    return "\n".join(lines)
+    return lines
 
 
 def simulation_markdown(simulation: Simulation) -> str:

@@ -3,7 +3,9 @@ initial workflow state; finalize does what the Stop hook does with the final out
 
 Layout: ``<root>/<exec_id>/policy.json`` and ``state.json``, mode 0600. An
 execution directory appears whole or not at all (written aside, then renamed),
-and every later write replaces ``state.json`` atomically.
+and every later write replaces ``state.json`` atomically. Both files are read
+as untrusted: never through a link, only regular files, bounded JSON; and a
+link planted at ``state.json`` is refused, never replaced.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ from alp_nb.agents.registry import AgentRegistry
 from alp_nb.agents.workflow_definition import WorkflowDefinition
 from alp_nb.base.atomic_file import write_atomic
 from alp_nb.base.frozen import FrozenJson, FrozenModel, validation_issues
+from alp_nb.base.safe_files import RefusedFile, check_not_link, read_regular
+from alp_nb.base.untrusted_json import UntrustedJson, loads_untrusted
 
 from .errors import WorkflowError
 from .execution_state import MAX_OUTPUT_REPAIR_ATTEMPTS, WorkflowExecutionState, WorkflowRunStatus
@@ -42,7 +46,9 @@ from .runner import WorkflowRunner, advance_to_output, effective_tools
 if TYPE_CHECKING:
     from IPython.lib.pretty import RepresentationPrinter
 
-EXECUTION_ID = re.compile(r"^exec_[A-Za-z0-9_-]+$")
+EXECUTION_ID = re.compile(r"\Aexec_[A-Za-z0-9_-]+\Z")
+MAX_EXECUTION_ID_LENGTH = 128
+"""Far below a file name's 255 bytes, which the staging folder's name adds to."""
 REPAIR_BUDGET_EXHAUSTED = "output repair budget exhausted"
 
 
@@ -204,8 +210,13 @@ class ExecutionStore:
 
     @staticmethod
     def _write_state(directory: Path, state: StoredExecutionState) -> None:
+        path = directory / "state.json"
+        try:
+            check_not_link(path)
+        except RefusedFile as refused:
+            raise WorkflowError("EXECUTION_CORRUPT", f"{refused.message}; it was left untouched") from None
         data = state.model_dump(mode="json", by_alias=True, include=state.model_fields_set)
-        write_atomic(directory / "state.json", json.dumps(data, indent=2, ensure_ascii=False))
+        write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False))
 
     def _load(self, execution_id: str, registry: AgentRegistry | None) -> _Loaded:
         """loadExecution, in ALP's order of checks, plus a consistency check of the stored workflow."""
@@ -238,6 +249,9 @@ class ExecutionStore:
 def _check_id(execution_id: object) -> None:
     if not isinstance(execution_id, str) or not EXECUTION_ID.fullmatch(execution_id):
         raise WorkflowError("INVALID_EXECUTION_ID", f"missing or invalid execution ID `{execution_id}`")
+    if len(execution_id) > MAX_EXECUTION_ID_LENGTH:
+        raise WorkflowError("INVALID_EXECUTION_ID", f"invalid execution ID of {len(execution_id)} characters, "
+                                                    f"over the limit of {MAX_EXECUTION_ID_LENGTH}")
 
 
 def _authorize(registry: AgentRegistry, definition: AgentDefinition, parent: str, workspace: str,
@@ -267,11 +281,15 @@ def _authorize(registry: AgentRegistry, definition: AgentDefinition, parent: str
 
 def _read_json(path: Path, execution_id: str) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = loads_untrusted(read_regular(path))
     except FileNotFoundError:
         raise WorkflowError("EXECUTION_NOT_FOUND", f"execution `{execution_id}` not found: no {path}") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
-        raise WorkflowError("EXECUTION_CORRUPT", f"{path}: not readable JSON ({error})") from None
+    except RefusedFile as refused:
+        raise WorkflowError("EXECUTION_CORRUPT", refused.message) from None
+    except OSError as error:
+        raise WorkflowError("EXECUTION_CORRUPT", f"{path}: cannot be read ({error.strerror or error})") from None
+    except UntrustedJson as error:
+        raise WorkflowError("EXECUTION_CORRUPT", f"{path}: not readable JSON ({error.message})") from None
     if not isinstance(data, dict):
         raise WorkflowError("EXECUTION_CORRUPT", f"{path}: expected a JSON object")
     return data

@@ -1,0 +1,145 @@
+"""Every token a runner hands back is on disk before anything else is done with it: a crash during a schema
+retry, or a sibling's failure in ``parallel``, never makes a run forget (and so overspend) what it paid for."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from runtime_support import RETRY_BUDGET, RETRY_TOKENS, SUPPORT, launch, registry
+
+from alp_nb.runtime import RunnerOutput, RunStore, Usage, run_workflow
+
+KILLS = 5
+
+
+def journal_lines(store, run_id):
+    return [json.loads(line) for line in store.paths(run_id).journal.read_text().splitlines()]
+
+
+def handed_back(folder: Path) -> int:
+    ledger = folder / "handed-back.log"
+    return sum(int(line) for line in ledger.read_text().split()) if ledger.exists() else 0
+
+
+def retry_until_killed(store: RunStore, run_id: str | None) -> subprocess.CompletedProcess[str] | None:
+    """Launch (or resume) ``checked`` in a process and SIGKILL it once it hangs in the schema retry; the finished
+    process if it ended on its own (refused by its budget) instead."""
+    marker = store.root / "retrying.marker"
+    marker.unlink(missing_ok=True)
+    child = subprocess.Popen([sys.executable, SUPPORT, str(store.root), "retry", *([run_id] if run_id else [])],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(3000):  # at most a minute
+            if marker.exists() or child.poll() is not None:
+                break
+            time.sleep(0.02)
+        if child.poll() is not None:
+            out, err = child.communicate()
+            return subprocess.CompletedProcess(child.args, child.returncode, out, err)
+        assert marker.exists(), "the run never reached its retry"
+    finally:
+        if child.poll() is None:
+            child.send_signal(signal.SIGKILL)
+            child.wait()
+            child.communicate()
+    return None
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and flock")
+def test_tokens_of_an_answer_killed_in_its_retry_are_on_disk_so_kills_never_overspend_the_budget(tmp_path):
+    """Each process answers once (RETRY_TOKENS, output that fails its schema) and is killed (SIGKILL) while the
+    retry hangs. Before the fix the first answer's tokens lived only in memory: every resume started from 0 and
+    paid again, without limit. Now each answer is a spend line, so the resumes stop at the budget."""
+    store = RunStore(tmp_path / "runs")
+    run_id = None
+    for kill in range(KILLS):
+        finished = retry_until_killed(store, run_id)
+        run_id = run_id or store.last_run()
+        spent = handed_back(store.root)
+        caught_up = store.snapshot(run_id)  # the dead attempt's usage, read back from the journal
+        assert caught_up.usage.cumulative.tokens == spent, f"after kill {kill + 1}"
+        if finished is not None:
+            assert finished.returncode == 0, finished.stderr
+            outcome = json.loads(finished.stdout)
+            assert outcome["task"]["status"] == "failed" and "token budget of 50 is spent" in outcome["task"]["error"]
+            assert outcome["task"]["usage"]["cumulative"]["tokens"] == spent
+            break
+    else:
+        pytest.fail(f"the budget of {RETRY_BUDGET} never stopped the run after {KILLS} kills")
+    assert RETRY_BUDGET <= spent <= RETRY_BUDGET + RETRY_TOKENS  # over by at most the answer that tripped it
+    spends = [line for line in journal_lines(store, run_id) if line["kind"] == "spend"]
+    assert [(line["reason"], line["tokens"], line["attempts"]) for line in spends] == [
+        ("retried", RETRY_TOKENS, 1)] * (spent // RETRY_TOKENS)
+    stored = store.load(run_id)
+    assert stored.journal == () and stored.snapshot.usage.cumulative.tokens == spent
+    assert [attempt.usage.agents for attempt in stored.snapshot.attempts] == [1] * (spent // RETRY_TOKENS) + [0]
+
+
+def test_a_retried_answer_is_recorded_as_spent_and_its_call_counted_once_after_a_crash(tmp_path):
+    """The first answer (failing its schema) is a spend line written before the retry; the call line holds only the
+    answer it keeps, so reading the journal back after a crash counts the call once and each token once."""
+    store = RunStore(tmp_path / "runs")
+
+    class SecondTimeRight:
+        blocking = False
+
+        def __init__(self) -> None:
+            self.answers = iter([{"ok": "no"}, {"ok": True}])
+
+        def run(self, prompt, schema, label):
+            return RunnerOutput(next(self.answers), 7)
+
+    first = launch("checked", store, runner=SecondTimeRight())
+    assert first.result == {"ok": True} and first.task.usage.attempt == Usage(agents=1, tokens=14)
+    assert [(line["kind"], line["tokens"], line["attempts"]) for line in journal_lines(store, first.run_id)] == [
+        ("spend", 7, 1), ("agent", 7, 2)]
+    snapshot = store.read_snapshot(first.run_id)  # as if the process had died before its last snapshot
+    dead = snapshot.attempts[0].model_copy(update={"status": "running", "usage": Usage()})
+    store.write_snapshot(snapshot.model_copy(update={"status": "running", "attempts": (dead,)}))
+    assert store.snapshot(first.run_id).usage.cumulative == Usage(agents=1, tokens=14)
+    again = launch("checked", store, resume=first.run_id)
+    assert again.task.attempts[0].usage == Usage(agents=1, tokens=14) and again.task.attempts[1].cached == 1
+
+
+class AnswersFromItsOwnTask:
+    """An async runner whose answer is computed in a task of its own (as a client library's connection does) and
+    handed back as that task: it can finish just as the call awaiting it is cancelled."""
+
+    blocking = False
+
+    def __init__(self) -> None:
+        self.handed_back = 0
+
+    def run(self, prompt, schema, label):
+        return asyncio.ensure_future(self._answer(label))
+
+    async def _answer(self, label):
+        await asyncio.sleep(0)
+        self.handed_back += 10
+        return RunnerOutput(f"answer to {label}", 10)
+
+
+def test_answers_that_arrive_as_a_failing_sibling_cancels_their_calls_are_counted_and_recorded(tmp_path):
+    """Fifty calls of 10 tokens under a budget of 100: the call that trips the budget cancels its siblings, some of
+    whose answers have already been handed back. Before the fix the run recorded 110 of the 160 tokens."""
+    store = RunStore(tmp_path / "runs")
+    runner = AnswersFromItsOwnTask()
+    run = asyncio.run(run_workflow("fanout", {"calls": 50, "budget": 100}, store=store, registry=registry(),
+                                   runner=runner))
+    assert run.status == "failed" and "token budget" in run.error
+    assert runner.handed_back > 110  # the scenario: answers did arrive for cancelled calls
+    assert run.task.usage.cumulative.tokens == runner.handed_back
+    lines = journal_lines(store, run.run_id)
+    assert sum(line["tokens"] for line in lines) == runner.handed_back
+    cancelled = [line for line in lines if line["kind"] == "spend"]
+    assert cancelled and {line["reason"] for line in cancelled} == {"cancelled"}
+    outcomes = [json.loads(line) for line in store.paths(run.run_id).events.read_text().splitlines()]
+    assert {event["key"] for event in outcomes if event.get("status") == "cancelled"} >= {
+        line["key"] for line in cancelled}
