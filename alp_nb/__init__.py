@@ -2,9 +2,12 @@
 
 The public API (README.md lists it) is re-exported here from each layer and
 imported on first use, so ``import alp_nb`` loads no layer and none of
-networkx, jsonschema, ruamel.yaml, pandas, matplotlib or ipywidgets.
+networkx, jsonschema, ruamel.yaml, pandas, matplotlib or ipywidgets. Inside
+IPython or Jupyter it also registers, by name, how every core object is shown
+(``alp_nb.viz.display``), so the core layers hold no display code.
 """
 
+import sys
 from typing import TYPE_CHECKING
 
 from alp_nb.base.lazy import lazy_exports
@@ -98,7 +101,13 @@ if TYPE_CHECKING:
         saved_workflow as saved_workflow,
         validate_meta as validate_meta,
     )
-    from .viz import review_packet as review_packet, review_packet_markdown as review_packet_markdown
+    from .viz import (
+        VIZ_ERROR_CODES as VIZ_ERROR_CODES,
+        VizError as VizError,
+        render as render,
+        review_packet as review_packet,
+        review_packet_markdown as review_packet_markdown,
+    )
     from .workflow import (
         MAX_OUTPUT_REPAIR_ATTEMPTS as MAX_OUTPUT_REPAIR_ATTEMPTS,
         WORKFLOW_ERROR_CODES as WORKFLOW_ERROR_CODES,
@@ -122,3 +131,8 @@ if TYPE_CHECKING:
 __getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)
 
 __version__ = "0.1.0"
+
+if "IPython" in sys.modules:  # a kernel or an IPython shell: show core objects richly from now on
+    from alp_nb.viz.display import install as _install_displays
+
+    _install_displays()

@@ -9,6 +9,7 @@ import jsonschema
 from pydantic import BaseModel
 
 from alp_nb.runtime import MockAgentRunner, RunStore, WorkflowRegistry, run_workflow
+from alp_nb.viz.views import render
 from alp_nb.workflow import WorkflowRunner, define_linear_workflow
 
 
@@ -40,5 +41,5 @@ def test_a_schema_from_a_nested_pydantic_model_runs_with_the_mock_runner(tmp_pat
 def test_a_snapshot_of_a_custom_workflow_renders_its_chain_with_the_current_state_highlighted():
     definition = define_linear_workflow("custom-flow", [("SCOPE", ["Read"]), ("WRITE", [])])
     snapshot = WorkflowRunner().initialize(definition)
-    html = snapshot._repr_html_()
+    html = render(snapshot, "html")
     assert "WRITE" in html and "current" in html

@@ -33,6 +33,7 @@ from alp_nb.workflow import WorkflowError, define_linear_workflow
 
 # --- Deep freeze -----------------------------------------------------------------------------
 
+
 @pytest.fixture
 def probe() -> AgentDefinition:
     return build_agent("probe", capabilities={"tools": ["Read", "Skill"], "skills": ["git"]}, delegatesTo=[])

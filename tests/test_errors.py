@@ -19,12 +19,14 @@ from alp_nb import (
     POLICY_ERROR_CODES,
     REGISTRY_ERROR_CODES,
     RUNTIME_ERROR_CODES,
+    VIZ_ERROR_CODES,
     WORKFLOW_ERROR_CODES,
     AgentError,
     AgentRegistryError,
     AlpError,
     LoopContractError,
     UsageError,
+    VizError,
     WorkflowError,
     WorkflowInputError,
 )
@@ -45,6 +47,7 @@ TABLES = {
     "Workflow tool result": RUNTIME_ERROR_CODES,
     "LoopContractError": LOOP_CONTRACT_ERROR_CODES,
     "UsageError": CLI_ERROR_CODES,
+    "VizError": VIZ_ERROR_CODES,
 }
 """Each way a code reaches a user, and the table its codes belong to."""
 
@@ -59,6 +62,7 @@ RAISERS = {
     "WorkflowInputError": ("WorkflowInputError", 0), "_error": ("Workflow tool result", 0),
     "LoopContractError": ("LoopContractError", 0),
     "UsageError": ("UsageError", 0),
+    "VizError": ("VizError", 0),
 }
 """The calls that attach a code, and the position of the code among their arguments: the error classes, and
 the helpers that build them (``_fail`` makes an ``AgentRegistryError``, policy's ``_granted(condition, code,
@@ -67,7 +71,7 @@ reason)`` a ``Deny``, the Workflow tool's ``_error`` an error result)."""
 LAYER_OF = {"RefusedFile": "base", "UntrustedJson": "base",
             "AgentRegistryError": "agents", "AgentError": "agents", "policy answer": "agents",
             "WorkflowError": "workflow", "WorkflowInputError": "runtime", "Workflow tool result": "runtime",
-            "LoopContractError": "loops", "UsageError": "cli"}
+            "LoopContractError": "loops", "UsageError": "cli", "VizError": "viz"}
 
 
 def codes_in_the_source() -> dict[str, set[str]]:
@@ -178,6 +182,7 @@ def test_each_class_publishes_its_table_as_codes():
     assert WorkflowInputError.codes == RUNTIME_ERROR_CODES
     assert LoopContractError.codes == LOOP_CONTRACT_ERROR_CODES
     assert UsageError.codes == CLI_ERROR_CODES
+    assert VizError.codes == VIZ_ERROR_CODES
 
 
 @pytest.mark.parametrize("table", sorted(set(map(id, TABLES.values()))))

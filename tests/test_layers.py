@@ -1,9 +1,10 @@
-"""Lower layers never import higher ones (docs/design.md "Layers").
+"""Lower layers never import higher ones (docs/design.md "Layers"), not even inside a function.
 
 ``base`` is the floor: it imports nothing else of alp_nb. Every module lives in
 a layer; only the package's own ``__init__`` and ``__main__`` sit above them all.
-The one allowance: a core class may import its renderer from ``alp_nb.viz``
-inside a ``_repr_*`` method.
+A core object is shown by the views ``alp_nb.viz`` registers by name, so no core
+module imports viz. Only ``widgets`` imports ipywidgets, and only ``viz`` and
+``widgets`` import matplotlib.
 """
 
 import ast
@@ -26,21 +27,16 @@ def _layer(module: str) -> int | None:
 
 
 def _imports(tree: ast.AST, package: str):
-    """(imported module, inside a _repr_ method) for every import in a module."""
-    def visit(node, in_repr):
-        for child in ast.iter_child_nodes(node):
-            child_in_repr = in_repr or (isinstance(child, ast.FunctionDef) and child.name.startswith("_repr_"))
-            if isinstance(child, ast.Import):
-                for alias in child.names:
-                    yield alias.name, child_in_repr
-            elif isinstance(child, ast.ImportFrom):
-                if child.level:
-                    base = package.split(".")[: len(package.split(".")) - child.level + 1]
-                    yield ".".join(base + ([child.module] if child.module else [])), child_in_repr
-                else:
-                    yield child.module, child_in_repr
-            yield from visit(child, child_in_repr)
-    yield from visit(tree, False)
+    """Every module a module imports, wherever the import stands (top, function or method)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                yield ".".join(base + ([node.module] if node.module else []))
+            else:
+                yield node.module
 
 
 def _module_name(path: Path) -> tuple[str, str]:
@@ -56,11 +52,20 @@ MODULES = sorted(path for path in PACKAGE.rglob("*.py") if path.parent != PACKAG
 def test_module_imports_only_its_own_layer_or_lower(path):
     module, package = _module_name(path)
     own = _layer(module)
-    for imported, in_repr in _imports(ast.parse(path.read_text()), package):
-        layer = _layer(imported)
-        if layer is None or layer <= own:
-            continue
-        assert in_repr and imported.startswith("alp_nb.viz"), f"{module} imports higher layer {imported}"
+    upward = [imported for imported in _imports(ast.parse(path.read_text()), package)
+              if (layer := _layer(imported)) is not None and layer > own]
+    assert upward == [], f"{module} imports a higher layer"
+
+
+@pytest.mark.parametrize(("library", "allowed"), [("ipywidgets", ("widgets",)), ("matplotlib", ("viz", "widgets"))])
+def test_only_the_drawing_layers_import_the_drawing_libraries(library, allowed):
+    offenders = []
+    for path in MODULES:
+        module, package = _module_name(path)
+        imported = {name.split(".")[0] for name in _imports(ast.parse(path.read_text()), package)}
+        if library in imported and module.split(".")[1] not in allowed:
+            offenders.append(module)
+    assert offenders == []
 
 
 def test_every_module_belongs_to_a_layer():
@@ -72,16 +77,21 @@ def test_every_module_belongs_to_a_layer():
 def test_base_is_the_floor_and_imports_no_other_part_of_alp_nb():
     for path in sorted((PACKAGE / "base").rglob("*.py")):
         module, package = _module_name(path)
-        imported = [name for name, _ in _imports(ast.parse(path.read_text()), package) if _layer(name) is not None]
+        imported = [name for name in _imports(ast.parse(path.read_text()), package) if _layer(name) is not None]
         assert all(name.startswith("alp_nb.base") for name in imported), f"{module} imports {imported}"
 
 
 def test_layer_check_sees_an_upward_import():
     tree = ast.parse("from alp_nb.viz.agents import agent_card_html\n")
-    imported = [module for module, _ in _imports(tree, "alp_nb.agents")]
+    imported = list(_imports(tree, "alp_nb.agents"))
     assert _layer(imported[0]) > _layer("alp_nb.agents.registry")
 
 
+def test_layer_check_sees_an_upward_import_inside_a_method():
+    tree = ast.parse("class A:\n    def _repr_html_(self):\n        from alp_nb.viz.agents import card\n")
+    assert _layer(next(_imports(tree, "alp_nb.agents"))) > _layer("alp_nb.agents.registry")
+
+
 def test_importing_the_package_itself_from_a_layer_counts_as_upward():
-    imported = [module for module, _ in _imports(ast.parse("import alp_nb\n"), "alp_nb.loops")]
+    imported = list(_imports(ast.parse("import alp_nb\n"), "alp_nb.loops"))
     assert _layer(imported[0]) > _layer("alp_nb.cli.agent")

@@ -10,6 +10,7 @@ from loop_contract_samples import CLEAN, DELETE, edit, shared_examples
 from alp_nb.loops import LoopContract, LoopContractError
 from alp_nb.loops.lint import Finding, Findings, lint_contract
 from alp_nb.loops.lint_rules import LINT_RULES
+from alp_nb.viz.views import render
 
 GOAL = {"trigger.type": "goal", "trigger.cadence_or_event": "until the advisory is closed"}
 
@@ -194,7 +195,7 @@ def test_the_template_fails_lint_with_an_error_for_every_unanswered_text():
 def test_lint_returns_findings_that_render_as_a_table():
     findings = lint_contract(edit(CLEAN, {"objective": "TBD"}))
     assert isinstance(findings, Findings)
-    assert "<table>" in findings._repr_html_()
+    assert "<table>" in render(findings, "html")
 
 
 # What each shared example gets: warnings and infos only, never an error. A change shows up here.

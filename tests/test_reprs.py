@@ -1,10 +1,10 @@
 """Rich displays: every core object renders as escaped HTML and as plain text."""
 
 import pytest
-from IPython.lib.pretty import pretty
 
 import alp_nb as alp
 from alp_nb.agents import Authorization
+from alp_nb.viz.views import render
 from alp_nb.workflow import define_linear_workflow
 
 HOSTILE = '<script>alert("x")</script>'
@@ -35,17 +35,17 @@ def hostile_agent():
     ids=["agent", "registry", "workflow", "authorization"],
 )
 def test_untrusted_text_is_escaped_in_html(subject):
-    html = subject()._repr_html_()
+    html = render(subject(), "html")
     assert "<script>" not in html
     assert "&lt;script&gt;" in html
 
 
 def test_agent_card_shows_identity_authority_workflow_and_short_hash():
     worker = alp.builtin_registry().get("worker")
-    html = worker._repr_html_()
+    html = render(worker, "html")
     for expected in ("Worker", "IMPLEMENT", "Workspace write", alp.definition_hash(worker)[:12]):
         assert expected in html
-    text = pretty(worker)
+    text = render(worker, "text")
     assert text.startswith("Worker 🛠️ — `worker`")
     assert "workspace write ." in text
     assert "REPORT     —  (terminal)" in text
@@ -53,8 +53,8 @@ def test_agent_card_shows_identity_authority_workflow_and_short_hash():
 
 def test_registry_table_lists_every_role_and_the_delegation_summary():
     registry = alp.builtin_registry()
-    html = registry._repr_html_()
-    text = pretty(registry)
+    html = render(registry, "html")
+    text = render(registry, "text")
     for definition in registry:
         assert definition.id in html and definition.id in text
     assert "principal → main" in text
@@ -63,16 +63,16 @@ def test_registry_table_lists_every_role_and_the_delegation_summary():
 
 def test_authorization_shows_code_and_reason_when_denied_and_only_allowed_otherwise():
     denied = alp.PolicyEngine(alp.builtin_registry()).authorize({"type": "tool", "actor": "main", "tool": "Write"})
-    assert pretty(denied) == "DENIED  TOOL_NOT_GRANTED: `Write` is not granted to `main`"
-    assert "TOOL_NOT_GRANTED" in denied._repr_html_()
+    assert render(denied, "text") == "DENIED  TOOL_NOT_GRANTED: `Write` is not granted to `main`"
+    assert "TOOL_NOT_GRANTED" in render(denied, "html")
     allowed = Authorization(allowed=True)
-    assert pretty(allowed) == "ALLOWED"
-    assert "allowed" in allowed._repr_html_()
+    assert render(allowed, "text") == "ALLOWED"
+    assert "allowed" in render(allowed, "html")
 
 
 def test_workflow_renders_its_chain_with_tools_and_terminal_state():
     workflow = alp.builtin_registry().get("search").workflow
-    text = pretty(workflow)
+    text = render(workflow, "text")
     assert text.splitlines()[0] == "workflow retrieve-code"
     assert "RETRIEVE" in text and "(terminal)" in text
-    assert workflow._repr_html_().count('class="state') == 4
+    assert render(workflow, "html").count('class="state') == 4

@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from IPython.lib.pretty import pretty
 from runtime_support import FailingRunner, launch, registry
 
 from alp_nb.runtime import (
@@ -24,6 +23,7 @@ from alp_nb.runtime import (
 )
 from alp_nb.runtime.store import JOURNAL_PAGE_SIZE as JOURNAL_PAGE
 from alp_nb.viz.runs import LOG_LINES, CallTally, event_line, progress_bar
+from alp_nb.viz.views import render
 
 HOSTILE = '<script>alert("x")</script>'
 BADGE = re.compile(r'<span class="badge (ok|bad|warn|info)">([^<]*)</span>')
@@ -75,21 +75,21 @@ def hostile() -> WorkflowRegistry:
 
 def test_run_html_escapes_phase_log_line_and_value(store, hostile):
     run = launch("hostile", store, hostile, runner=MockAgentRunner({f"label {HOSTILE}": f"value {HOSTILE}"}))
-    html = run._repr_html_()
+    html = render(run, "html")
     assert_escaped(html)
     assert "log &lt;script&gt;" in html and "value &lt;script&gt;" in html
 
 
 def test_stored_run_html_escapes_the_prompt_label_and_value_of_each_call(store, hostile):
     run = launch("hostile", store, hostile, runner=MockAgentRunner({f"label {HOSTILE}": f"value {HOSTILE}"}))
-    html = store.load(run.run_id)._repr_html_()
+    html = render(store.load(run.run_id), "html")
     assert_escaped(html)
     [row] = table_rows(html.split("<th>seq</th>")[1])
     assert "prompt &lt;script&gt;" in row[5] and "value &lt;script&gt;" in row[6] and "label &lt;script&gt;" in row[2]
 
 
 def test_registry_html_escapes_description_phases_and_args(hostile):
-    html = hostile._repr_html_()
+    html = render(hostile, "html")
     assert_escaped(html)
     escaped = "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;"
     assert table_rows(html) == [["<code>hostile</code>", f"description {escaped}", escaped,
@@ -97,7 +97,7 @@ def test_registry_html_escapes_description_phases_and_args(hostile):
 
 
 def test_plain_text_shows_control_characters_instead_of_sending_them_to_the_terminal():
-    text = pretty(snapshot(logs=("red \x1b[31malert\x1b[0m",), error="bell\x07"))
+    text = render(snapshot(logs=("red \x1b[31malert\x1b[0m",), error="bell\x07"), "text")
     assert "\x1b" not in text and "\x07" not in text
     assert "LOG        red \\x1b[31malert\\x1b[0m" in text.splitlines()
     assert "ERROR      bell\\x07" in text.splitlines()
@@ -109,17 +109,17 @@ def test_plain_text_shows_control_characters_instead_of_sending_them_to_the_term
 @pytest.mark.parametrize(("status", "tone"), [("running", "info"), ("completed", "ok"), ("failed", "bad"),
                                               ("cancelled", "warn"), ("interrupted", "warn")])
 def test_each_run_status_has_its_badge(status, tone):
-    assert badges(snapshot(status)._repr_html_()) == [(status, tone)]
-    assert f"STATUS     {status}" in pretty(snapshot(status)).splitlines()
+    assert badges(render(snapshot(status), "html")) == [(status, tone)]
+    assert f"STATUS     {status}" in render(snapshot(status), "text").splitlines()
 
 
 def test_phases_show_calls_done_cached_failed_and_cancelled():
     task = snapshot(phases=(PhaseProgress(title="Review", done=3, cached=2, failed=1, cancelled=2),
                             PhaseProgress(title="Verify", cached=4)))
-    phase_table = task._repr_html_().split("<th>cancelled</th>")[1]
+    phase_table = render(task, "html").split("<th>cancelled</th>")[1]
     assert table_rows(phase_table) == [["<code>Review</code>", "8", "3", "2", "1", "2"],
                                        ["<code>Verify</code>", "4", "0", "4", "0", "0"]]
-    assert [line for line in pretty(task).splitlines() if "calls:" in line] == [
+    assert [line for line in render(task, "text").splitlines() if "calls:" in line] == [
         "PHASES     Review  8 calls: 3 done, 2 cached, 1 failed, 2 cancelled",
         "           Verify  4 calls: 0 done, 4 cached, 0 failed",
     ]
@@ -127,17 +127,17 @@ def test_phases_show_calls_done_cached_failed_and_cancelled():
 
 def test_usage_shows_this_attempt_and_the_cumulative_total():
     task = snapshot(usage=UsageReport(attempt=Usage(agents=2, tokens=30), cumulative=Usage(agents=7, tokens=95)))
-    usage_table = task._repr_html_().split("<th>tokens</th>")[1]
+    usage_table = render(task, "html").split("<th>tokens</th>")[1]
     assert table_rows(usage_table)[:2] == [["this attempt", "2", "30"], ["cumulative", "7", "95"]]
-    assert "USAGE      this attempt 2 agents, 30 tokens · cumulative 7 agents, 95 tokens" in pretty(task)
+    assert "USAGE      this attempt 2 agents, 30 tokens · cumulative 7 agents, 95 tokens" in render(task, "text")
 
 
 def test_only_the_last_log_lines_are_shown():
     logs = tuple(f"line {number}" for number in range(LOG_LINES + 5))
-    html = snapshot(logs=logs)._repr_html_()
+    html = render(snapshot(logs=logs), "html")
     assert "line 4\n" not in html and "line 5\n" in html and f"line {LOG_LINES + 4}" in html
     assert f"last {LOG_LINES} of {LOG_LINES + 5}" in html
-    shown = [line for line in pretty(snapshot(logs=logs)).splitlines() if "line " in line]
+    shown = [line for line in render(snapshot(logs=logs), "text").splitlines() if "line " in line]
     assert [line.split()[-1] for line in shown] == [str(number) for number in range(5, LOG_LINES + 5)]
 
 
@@ -145,12 +145,12 @@ def test_a_resumed_run_shows_both_attempts_and_cumulative_usage(store):
     workflows = registry()
     broken = launch("sequence", store, workflows, args={"calls": 3}, runner=FailingRunner({"step-2"}, tokens=5))
     resumed = launch("sequence", store, workflows, resume=broken.run_id, runner=MockAgentRunner(tokens=5))
-    text = pretty(resumed).splitlines()  # the call that failed reached the runner: it counts, with no tokens
+    text = render(resumed, "text").splitlines()  # the call that failed reached the runner: it counts, with no tokens
     assert "TASK       local_workflow_" + resumed.run_id + " (attempt 2, resumed)" in text
     assert "ATTEMPTS   #1 failed (3 run, 0 cached) · #2 completed (1 run, 2 cached)" in text
     assert "USAGE      this attempt 1 agents, 5 tokens · cumulative 4 agents, 15 tokens" in text
-    assert badges(resumed._repr_html_()) == [("completed", "ok")]
-    failed_html = broken._repr_html_()
+    assert badges(render(resumed, "html")) == [("completed", "ok")]
+    failed_html = render(broken, "html")
     assert ("failed", "bad") in badges(failed_html) and "runner broke on step-2" in failed_html
 
 
@@ -163,10 +163,10 @@ def test_stored_run_shows_one_page_of_the_journal_with_the_attempt_of_each_call(
     broken = launch("sequence", store, workflows, args={"calls": calls}, runner=FailingRunner({"step-12"}))
     launch("sequence", store, workflows, resume=broken.run_id)
     stored = store.load(broken.run_id)
-    rows = table_rows(stored._repr_html_().split("<th>seq</th>")[1])
+    rows = table_rows(render(stored, "html").split("<th>seq</th>")[1])
     assert len(rows) == JOURNAL_PAGE
     assert [(row[0], row[1], row[2]) for row in rows[11:13]] == [("12", "1", "step-11"), ("13", "2", "step-12")]
-    text = pretty(stored).splitlines()
+    text = render(stored, "text").splitlines()
     assert f"journal: calls 1–{JOURNAL_PAGE} of {calls} · page 1 of 2 · .page(2) shows the next" in text
     assert len([line for line in text if "step " in line]) == JOURNAL_PAGE
 
@@ -175,11 +175,11 @@ def test_page_shows_the_next_calls_of_a_stored_run_and_the_last_page_says_so(sto
     calls = JOURNAL_PAGE + 10
     run = launch("sequence", store, registry(), args={"calls": calls})
     stored = store.load(run.run_id)
-    assert "journal: calls 1–20 of 30 · page 1 of 2 · .page(2) shows the next" in stored._repr_html_()
+    assert "journal: calls 1–20 of 30 · page 1 of 2 · .page(2) shows the next" in render(stored, "html")
     last = stored.page(2)
-    assert [row[2] for row in table_rows(last._repr_html_().split("<th>seq</th>")[1])] == [
+    assert [row[2] for row in table_rows(render(last, "html").split("<th>seq</th>")[1])] == [
         f"step-{number}" for number in range(JOURNAL_PAGE, calls)]
-    assert "journal: calls 21–30 of 30 · page 2 of 2" in pretty(last).splitlines()
+    assert "journal: calls 21–30 of 30 · page 2 of 2" in render(last, "text").splitlines()
     assert last.page(1) == stored and stored.pages == 2
 
 
@@ -196,10 +196,10 @@ def test_long_values_are_clipped_so_the_output_stays_small(store):
     huge = "x" * 100_000
     run = launch("fanout", store, workflows, args={"calls": 200}, runner=MockAgentRunner(
         {f"item-{number}": huge for number in range(200)}))
-    html = store.load(run.run_id)._repr_html_()
+    html = render(store.load(run.run_id), "html")
     assert len(html) < 20_000
     assert "x" * 79 + "…" in html and "x" * 81 not in html
-    assert len(run._repr_html_()) < 5_000
+    assert len(render(run, "html")) < 5_000
 
 
 # --- registry and live progress -------------------------------------------------------------------
@@ -208,9 +208,9 @@ def test_long_values_are_clipped_so_the_output_stays_small(store):
 def test_the_default_registry_lists_review_changes_with_its_phases_and_args():
     takes = "changes (string, required): the change to review, as a diff or a description"
     assert ["<code>review-changes</code>", "Review code changes", "Review → Verify", takes] in table_rows(
-        DEFAULT_REGISTRY._repr_html_())
-    assert f"review-changes  Review code changes  [Review → Verify]  args: {takes}" in pretty(
-        DEFAULT_REGISTRY).splitlines()
+        render(DEFAULT_REGISTRY, "html"))
+    shown = render(DEFAULT_REGISTRY, "text").splitlines()
+    assert f"review-changes  Review code changes  [Review → Verify]  args: {takes}" in shown
 
 
 def test_progress_bar_counts_finished_calls_of_those_started_with_the_phase():

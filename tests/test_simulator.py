@@ -4,7 +4,6 @@ import json
 import re
 
 import pytest
-from IPython.lib.pretty import pretty
 from loop_contract_samples import SHARED_ABSENT, SHARED_EXAMPLES
 from pydantic import ValidationError
 
@@ -13,6 +12,7 @@ from alp_nb.loops.decision import Evidence
 from alp_nb.loops.errors import LoopContractError
 from alp_nb.loops.loop_contract import Budget, Escalation, LoopContract
 from alp_nb.loops.simulator import FAILURE_INJECTIONS, Scenario, ScriptedAttempt, simulate
+from alp_nb.viz.views import render
 
 OWNER = "Release manager on the #release channel"
 REQUIRED_CASES = ("timeout", "crash-before-side-effect", "crash-after-side-effect", "duplicate-item",
@@ -227,13 +227,13 @@ def test_inconsistent_scripted_attempts_are_refused(fields, problem):
 
 def test_a_simulation_renders_as_its_trace_with_contract_text_escaped():
     run = simulate(contract(destination="<script>alert(1)</script>"), "missing-authority")
-    html = run._repr_html_()
+    html = render(run, "html")
     assert "<script>" not in html and "&lt;script&gt;" in html
     for header in ("attempt", "evidence", "decision", "receipt", "budget left"):
         assert f"<th>{header}</th>" in html
-    text = pretty(run)
+    text = render(run, "text")
     assert "missing-authority" in text and "escalate" in text and "destination: <script>" in text
-    assert "<script>" not in run._repr_markdown_()
+    assert "<script>" not in render(run, "markdown")
 
 
 def test_a_simulation_dumps_to_json():

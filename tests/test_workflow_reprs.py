@@ -8,9 +8,9 @@ import re
 
 import pytest
 from custom_agent_files import write_agent
-from IPython.lib.pretty import pretty
 
 from alp_nb.agents import builtin_registry, project_registry
+from alp_nb.viz.views import render
 from alp_nb.workflow import (
     RUN_STATUSES,
     ExecutionStore,
@@ -57,7 +57,7 @@ def worker_at(state: str, status: str = "running", repair_attempts: int = 0) -> 
 
 @pytest.mark.parametrize("current", WORKER_STATES)
 def test_snapshot_html_draws_the_chain_and_highlights_only_the_current_state(current):
-    html = worker_at(current, "running" if current != "REPORT" else "awaiting-output")._repr_html_()
+    html = render(worker_at(current, "running" if current != "REPORT" else "awaiting-output"), "html")
     assert list(state_boxes(html)) == list(WORKER_STATES)
     assert highlighted(html) == [current]
     assert "terminal" in state_boxes(html)["REPORT"]
@@ -66,18 +66,18 @@ def test_snapshot_html_draws_the_chain_and_highlights_only_the_current_state(cur
 @pytest.mark.parametrize("status", RUN_STATUSES)
 def test_snapshot_html_shows_the_status_as_a_badge(status):
     attempts = 1 if status in ("repairing", "failed") else 0
-    html = worker_at("REPORT" if status != "running" else "VERIFY", status, attempts)._repr_html_()
+    html = render(worker_at("REPORT" if status != "running" else "VERIFY", status, attempts), "html")
     assert [text for text, _ in badges(html)] == [status]
 
 
 def test_finished_statuses_have_their_own_tones():
-    tones = {status: badges(worker_at("REPORT", status, 1)._repr_html_())[0][1]
+    tones = {status: badges(render(worker_at("REPORT", status, 1), "html"))[0][1]
              for status in ("completed", "failed")}
     assert tones == {"completed": "ok", "failed": "bad"}
 
 
 def test_snapshot_text_marks_the_current_state():
-    text = pretty(worker_at("IMPLEMENT"))
+    text = render(worker_at("IMPLEMENT"), "text")
     lines = text.splitlines()
     assert lines[0] == "running at IMPLEMENT · repair attempts 0"
     assert lines[1] == "workflow execute-delegated-task"
@@ -88,15 +88,15 @@ def test_snapshot_text_marks_the_current_state():
 def test_snapshot_of_an_unknown_workflow_names_its_state_and_workflow():
     snapshot = WorkflowExecutionState(workflow_id="never-started-flow", current_state="SCOPE", status="repairing",
                                       repair_attempts=1)
-    html = snapshot._repr_html_()
+    html = render(snapshot, "html")
     assert badges(html) == [("repairing", "warn")]
     assert "<code>SCOPE</code>" in html and "<code>never-started-flow</code>" in html
-    assert pretty(snapshot) == "repairing at SCOPE · repair attempts 1\nworkflow never-started-flow"
+    assert render(snapshot, "text") == "repairing at SCOPE · repair attempts 1\nworkflow never-started-flow"
 
 
 def test_snapshot_html_escapes_a_hostile_state_and_workflow_id():
     snapshot = WorkflowExecutionState(workflow_id=HOSTILE, current_state=HOSTILE, status="running")
-    assert_escaped(snapshot._repr_html_())
+    assert_escaped(render(snapshot, "html"))
 
 
 # --- WorkflowSession ------------------------------------------------------------------------------
@@ -107,7 +107,7 @@ def test_session_html_highlights_the_current_state_and_lists_the_history():
     session.transition()
     with pytest.raises(WorkflowError):
         session.transition("REPORT")
-    html = session._repr_html_()
+    html = render(session, "html")
     assert highlighted(html) == ["IMPLEMENT"]
     assert badges(html)[0] == ("running", "info")
     assert "<code>Write</code>" in html
@@ -120,7 +120,7 @@ def test_session_text_shows_tools_now_and_every_step():
     while session.state.status == "running":
         session.transition()
     session.submit("")
-    text = pretty(session)
+    text = render(session, "text")
     assert text.splitlines()[0] == "repairing at REPORT · repair attempts 1"
     assert " ▶ REPORT     —  (terminal)" in text.splitlines()
     assert "tools now: none" in text.splitlines()
@@ -140,12 +140,12 @@ def test_session_html_escapes_hostile_state_ids_outputs_and_refusals():
     session = WorkflowSession(define_linear_workflow("flow", [(HOSTILE, ["Read"]), ("DONE", [])]), contract)
     with pytest.raises(WorkflowError):
         session.transition(HOSTILE)
-    html = session._repr_html_()
+    html = render(session, "html")
     assert_escaped(html)
     assert highlighted(html) == ['&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;']
     session.transition()
     session.submit(HOSTILE)
-    assert_escaped(session._repr_html_())
+    assert_escaped(render(session, "html"))
 
 
 # --- ExecutionStatus ------------------------------------------------------------------------------
@@ -160,7 +160,7 @@ def test_execution_status_html_highlights_the_state_and_badges_the_stored_status
     store.prepare(builtin_registry(), "search", workspace=tmp_path, execution_id="exec_view")
     store.finalize("exec_view", None)
     status = store.status("exec_view")
-    html = status._repr_html_()
+    html = render(status, "html")
     assert highlighted(html) == ["REPORT"]
     assert ("repairing", "warn") in badges(html)
     assert "<code>exec_view</code>" in html and "<code>search</code>" in html
@@ -171,13 +171,13 @@ def test_execution_status_html_highlights_the_state_of_a_project_agent(store, tm
     write_agent(project, "migrator")
     registry = project_registry(project, candidates=True).registry
     store.prepare(registry, "migrator", workspace=project, execution_id="exec_custom")
-    html = store.status("exec_custom", registry)._repr_html_()
+    html = render(store.status("exec_custom", registry), "html")
     assert highlighted(html) == ["SCOPE"]
 
 
 def test_execution_status_text_is_the_cli_layout(store, tmp_path):
     store.prepare(builtin_registry(), "search", workspace=tmp_path, execution_id="exec_view")
-    text = pretty(store.status("exec_view"))
+    text = render(store.status("exec_view"), "text")
     assert text.splitlines()[0] == "EXECUTION  exec_view"
     assert "STATUS     prepared" in text.splitlines()
     assert "TOOLS      Read, Glob" in text.splitlines()
@@ -187,7 +187,7 @@ def test_execution_status_text_is_the_cli_layout(store, tmp_path):
 
 
 def test_valid_output_html_shows_a_valid_badge_and_the_escaped_value():
-    html = text_output("t").validate(HOSTILE)._repr_html_()
+    html = render(text_output("t").validate(HOSTILE), "html")
     assert badges(html) == [("valid", "ok")]
     assert_escaped(html)
 
@@ -195,19 +195,19 @@ def test_valid_output_html_shows_a_valid_badge_and_the_escaped_value():
 def test_invalid_output_html_lists_every_issue_escaped():
     contract = define_output_contract("strict", {"type": "object", "properties": {"a": {"type": "integer"},
                                                                                   "b": {"type": "integer"}}})
-    html = contract.validate({"a": HOSTILE, "b": "x"})._repr_html_()
+    html = render(contract.validate({"a": HOSTILE, "b": "x"}), "html")
     assert badges(html) == [("invalid", "bad")]
     assert html.count("<li>") == 2
     assert_escaped(html)
 
 
 def test_output_validation_text_lists_issues():
-    assert pretty(text_output("t").validate("  ")) == "invalid:\n  - output must be non-empty text"
-    assert pretty(text_output("t").validate("done")) == "valid: 'done'"
+    assert render(text_output("t").validate("  "), "text") == "invalid:\n  - output must be non-empty text"
+    assert render(text_output("t").validate("done"), "text") == "valid: 'done'"
 
 
 def test_submit_result_validation_renders_like_any_validation():
     runner = WorkflowRunner()
     workflow = define_linear_workflow("w", [("ONLY", [])])
     result = runner.submit_output(runner.initialize(workflow), text_output("t"), "")
-    assert badges(result.validation._repr_html_()) == [("invalid", "bad")]
+    assert badges(render(result.validation, "html")) == [("invalid", "bad")]

@@ -10,7 +10,7 @@ The models check structure only; the meaning of each grant is checked by
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import StrictFloat, StrictInt, ValidationError
 
@@ -19,9 +19,6 @@ from alp_nb.base.frozen import FrozenModel, validation_issues
 from .errors import AgentRegistryError
 from .output_contract import OutputContractField
 from .workflow_definition import WorkflowDefinition
-
-if TYPE_CHECKING:
-    from IPython.lib.pretty import RepresentationPrinter
 
 
 class RuntimeModelMap(FrozenModel):
@@ -96,16 +93,6 @@ class AgentDefinition(FrozenModel):
     instructions: InstructionSpec
     workflow: WorkflowDefinition
     output: OutputContractField
-
-    def _repr_html_(self) -> str:
-        from alp_nb.viz.agents import agent_card_html
-
-        return agent_card_html(self)
-
-    def _repr_pretty_(self, printer: RepresentationPrinter, cycle: bool) -> None:
-        from alp_nb.viz.agents import agent_card_text
-
-        printer.text(agent_card_text(self))
 
 
 def define_agent(definition: AgentDefinition | Mapping[str, Any]) -> AgentDefinition:

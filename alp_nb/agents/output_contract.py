@@ -20,7 +20,6 @@ from .errors import AgentError
 
 if TYPE_CHECKING:
     import jsonschema
-    from IPython.lib.pretty import RepresentationPrinter
 
 TEXT_OUTPUT_SCHEMA: Mapping[str, Any] = freeze({"type": "string", "minLength": 1})
 JS_TRIMMED = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
@@ -36,16 +35,6 @@ class OutputValidation:
     ok: bool
     value: Any = None
     issues: tuple[str, ...] = ()
-
-    def _repr_html_(self) -> str:
-        from alp_nb.viz.workflows import validation_html
-
-        return validation_html(self)
-
-    def _repr_pretty_(self, printer: RepresentationPrinter, cycle: bool) -> None:
-        from alp_nb.viz.workflows import validation_text
-
-        printer.text(validation_text(self))
 
 
 @dataclass(frozen=True)
@@ -93,16 +82,6 @@ class OutputContract:
     def to_alp(self) -> dict[str, Any]:
         """ALP's serialisable form of a contract: its name and JSON Schema."""
         return {"name": self.name, "schema": thaw(self.schema)}
-
-    def _repr_html_(self) -> str:
-        from alp_nb.viz.workflows import output_contract_html
-
-        return output_contract_html(self)
-
-    def _repr_pretty_(self, printer: RepresentationPrinter, cycle: bool) -> None:
-        from alp_nb.viz.workflows import output_contract_text
-
-        printer.text(output_contract_text(self))
 
 
 @dataclass(frozen=True, repr=False)  # keep the base's repr and notebook views

@@ -6,14 +6,11 @@ with ALP's camelCase (or snake_case) keys, discriminated by ``type``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Literal, get_args
+from typing import Annotated, Literal, get_args
 
 from pydantic import Field, TypeAdapter
 
 from alp_nb.base.frozen import FrozenModel
-
-if TYPE_CHECKING:
-    from IPython.lib.pretty import RepresentationPrinter
 
 
 class DelegationRequest(FrozenModel):
@@ -133,13 +130,3 @@ class Authorization(FrozenModel):
     allowed: bool
     code: str | None = None
     reason: str | None = None
-
-    def _repr_html_(self) -> str:
-        from alp_nb.viz.agents import authorization_html
-
-        return authorization_html(self)
-
-    def _repr_pretty_(self, printer: RepresentationPrinter, cycle: bool) -> None:
-        from alp_nb.viz.agents import authorization_text
-
-        printer.text(authorization_text(self))

@@ -23,7 +23,6 @@ from .runtimes import AUTO_COMPACT_MAX_TOKENS, AUTO_COMPACT_MIN_TOKENS, MODEL_CO
 
 if TYPE_CHECKING:
     import networkx as nx
-    from IPython.lib.pretty import RepresentationPrinter
 
 PRINCIPAL = "principal"
 INSTRUCTION_AUDIENCES = ("principal", "machine")
@@ -103,16 +102,6 @@ class AgentRegistry:
                 else:
                     graph.add_edge(parent, definition.id, delegates=False, reports_to=True)
         return graph
-
-    def _repr_html_(self) -> str:
-        from alp_nb.viz.agents import agent_registry_html
-
-        return agent_registry_html(self)
-
-    def _repr_pretty_(self, printer: RepresentationPrinter, cycle: bool) -> None:
-        from alp_nb.viz.agents import agent_registry_text
-
-        printer.text(agent_registry_text(self))
 
     def __repr__(self) -> str:
         return f"AgentRegistry({', '.join(self._by_id)})"

@@ -8,14 +8,10 @@ from user input (``define_linear_workflow``) and runs it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
 
 from alp_nb.base.frozen import FrozenMapping, FrozenModel
 
 from .errors import AgentError
-
-if TYPE_CHECKING:
-    from IPython.lib.pretty import RepresentationPrinter
 
 
 class WorkflowState(FrozenModel):
@@ -96,14 +92,3 @@ class WorkflowDefinition(FrozenModel):
             if not any(self.states[state_id].terminal for state_id in reachable):
                 findings.append(f"no terminal state is reachable from `{self.initial}`")
         return findings
-
-    def _repr_html_(self) -> str:
-        from alp_nb.viz.workflows import workflow_html
-
-        return workflow_html(self)
-
-    def _repr_pretty_(self, printer: RepresentationPrinter, cycle: bool) -> None:
-        from alp_nb.viz.workflows import workflow_text
-
-        printer.text(workflow_text(self))
-

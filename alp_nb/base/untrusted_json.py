@@ -21,6 +21,7 @@ MAX_DEPTH = 100
 MAX_INT_DIGITS = 100
 """How many digits an integer may have; larger ones are refused before Python converts them."""
 
+
 class UntrustedJson(AlpError):
     """A document ``loads_untrusted`` refuses; the message is a phrase such as ``repeated key "a"``, for the
     caller to put after the file (and line) it read."""

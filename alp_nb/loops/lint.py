@@ -8,16 +8,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from alp_nb.base.frozen import FrozenModel
 
 from .errors import LoopContractError
 from .lint_rules import LINT_RULES, LintRule
 from .loop_contract import LoopContract
-
-if TYPE_CHECKING:
-    from IPython.lib.pretty import RepresentationPrinter
 
 RULES_BY_ID: Mapping[str, LintRule] = {rule.id: rule for rule in LINT_RULES}
 
@@ -44,16 +41,6 @@ class Findings(tuple[Finding, ...]):
     @property
     def errors(self) -> tuple[Finding, ...]:
         return tuple(finding for finding in self if finding.severity == "error")
-
-    def _repr_html_(self) -> str:
-        from alp_nb.viz.loop_contracts import findings_html
-
-        return findings_html(self)
-
-    def _repr_pretty_(self, printer: RepresentationPrinter, cycle: bool) -> None:
-        from alp_nb.viz.loop_contracts import findings_text
-
-        printer.text(findings_text(self))
 
 
 def lint_contract(contract: LoopContract | Mapping[str, Any], ignore: Iterable[str] = ()) -> Findings:

@@ -26,7 +26,6 @@ from alp_nb.base.untrusted_json import UntrustedJson, loads_untrusted
 from .errors import LoopContractError
 
 if TYPE_CHECKING:
-    from IPython.lib.pretty import RepresentationPrinter
     from pydantic_core import ErrorDetails
 
 SCHEMA_ID = "urn:awesome-loop-engineering:loop-contract"
@@ -245,20 +244,6 @@ class LoopContract(ContractPart):
             "title": "Loop Engineering Contract",
             "description": "A portable contract for recurring AI-agent loops.",
         }
-
-    def _repr_html_(self) -> str:
-        from alp_nb.viz.loop_contracts import loop_contract_html
-
-        from .lint import lint_contract  # lint reads contracts: importing it at the top would be circular
-
-        return loop_contract_html(self, lint_contract(self))
-
-    def _repr_pretty_(self, printer: RepresentationPrinter, cycle: bool) -> None:
-        from alp_nb.viz.loop_contracts import loop_contract_text
-
-        from .lint import lint_contract
-
-        printer.text(loop_contract_text(self, lint_contract(self)))
 
 
 PARTS = tuple(LoopContract.model_fields)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
@@ -36,9 +36,6 @@ from .decision import (
 from .errors import LoopContractError
 from .loop_contract import LoopContract
 from .receipts import Receipt, make_receipt, receipt_owner
-
-if TYPE_CHECKING:
-    from IPython.lib.pretty import RepresentationPrinter
 
 SIMULATION_START = datetime(2026, 1, 1, 8, 0, tzinfo=UTC)
 """The simulated clock's start, fixed so traces are reproducible."""
@@ -127,21 +124,6 @@ class Simulation(Record):
     @property
     def attempts(self) -> int:
         return sum(step.attempt > 0 for step in self.steps)
-
-    def _repr_html_(self) -> str:
-        from alp_nb.viz.simulation import simulation_html
-
-        return simulation_html(self)
-
-    def _repr_markdown_(self) -> str:
-        from alp_nb.viz.simulation import simulation_markdown
-
-        return simulation_markdown(self)
-
-    def _repr_pretty_(self, printer: RepresentationPrinter, cycle: bool) -> None:
-        from alp_nb.viz.simulation import simulation_text
-
-        printer.text(simulation_text(self))
 
 
 def simulate(contract: LoopContract, scenario: Scenario | str, start: datetime = SIMULATION_START) -> Simulation:

@@ -20,7 +20,7 @@ import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from alp_nb.base.frozen import FrozenModel, thaw
 from alp_nb.base.untrusted_json import UntrustedJson, loads_untrusted
@@ -36,9 +36,6 @@ from .runners import MockAgentRunner
 from .saved_workflows import DEFAULT_REGISTRY, SavedWorkflow, WorkflowRegistry
 from .snapshot import Attempt, RunSnapshot, Usage, UsageReport
 from .store import RunLock, RunStore, caught_up_attempt
-
-if TYPE_CHECKING:
-    from IPython.lib.pretty import RepresentationPrinter
 
 Durability = Literal["flush", "fsync"]
 
@@ -78,16 +75,6 @@ class WorkflowRun:
         """The JSON-safe form the Workflow tool returns: ``{launched, result, task}``."""
         return {"launched": self.launched.model_dump(mode="json", by_alias=True), "result": self.result,
                 "task": self.task.to_json()}
-
-    def _repr_html_(self) -> str:
-        from alp_nb.viz.runs import run_html
-
-        return run_html(self)
-
-    def _repr_pretty_(self, printer: RepresentationPrinter, cycle: bool) -> None:
-        from alp_nb.viz.runs import run_text
-
-        printer.text(run_text(self))
 
 
 async def run_workflow(name: str, args: Mapping[str, Any] | None = None, resume_from_run_id: str | None = None, *,

@@ -6,16 +6,13 @@ import hashlib
 import inspect
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from alp_nb.agents.output_contract import OutputContract
 
 from .errors import WorkflowInputError
 from .meta import WorkflowMeta, args_contract, check_declared_args, validate_meta
 from .sample import SAMPLE_META, review_changes
-
-if TYPE_CHECKING:
-    from IPython.lib.pretty import RepresentationPrinter
 
 WorkflowScript = Callable[[Any, dict[str, Any]], Awaitable[Any]]
 
@@ -72,16 +69,6 @@ class WorkflowRegistry:
 
     def __len__(self) -> int:
         return len(self._saved)
-
-    def _repr_html_(self) -> str:
-        from alp_nb.viz.runs import workflow_registry_html
-
-        return workflow_registry_html(self)
-
-    def _repr_pretty_(self, printer: RepresentationPrinter, cycle: bool) -> None:
-        from alp_nb.viz.runs import workflow_registry_text
-
-        printer.text(workflow_registry_text(self))
 
 
 def script_digest(fn: Callable[..., Any]) -> str:

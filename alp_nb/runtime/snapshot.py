@@ -8,16 +8,13 @@ attempts, phases with call counts and the last log lines. An s16 snapshot
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
 from alp_nb.base.frozen import FrozenJson, FrozenModel, validation_issues
 
 from .errors import WorkflowInputError
-
-if TYPE_CHECKING:
-    from IPython.lib.pretty import RepresentationPrinter
 
 RunStatus = Literal["running", "completed", "failed", "cancelled", "interrupted"]
 SNAPSHOT_LOG_LINES = 50
@@ -86,16 +83,6 @@ class RunSnapshot(FrozenModel):
 
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True)
-
-    def _repr_html_(self) -> str:
-        from alp_nb.viz.runs import snapshot_html
-
-        return snapshot_html(self)
-
-    def _repr_pretty_(self, printer: RepresentationPrinter, cycle: bool) -> None:
-        from alp_nb.viz.runs import snapshot_text
-
-        printer.text(snapshot_text(self))
 
 
 def parse_snapshot(data: Any, source: str) -> RunSnapshot:

@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from alp_nb.base.safe_files import open_regular
 
@@ -31,9 +31,6 @@ from .store_files import (
     read_store_file,
     write_store_file,
 )
-
-if TYPE_CHECKING:
-    from IPython.lib.pretty import RepresentationPrinter
 
 DEFAULT_STORE = ".alp-runs"
 LAST_RUN_FILE = "last_run.txt"
@@ -96,16 +93,6 @@ class StoredRun:
     def journal_rows(self) -> list[dict[str, Any]]:
         """The journal as plain dicts, one per call (ready for ``pandas.DataFrame``)."""
         return [entry.to_json() for entry in self.journal]
-
-    def _repr_html_(self) -> str:
-        from alp_nb.viz.runs import stored_run_html
-
-        return stored_run_html(self)
-
-    def _repr_pretty_(self, printer: RepresentationPrinter, cycle: bool) -> None:
-        from alp_nb.viz.runs import stored_run_text
-
-        printer.text(stored_run_text(self))
 
 
 class RunStore:

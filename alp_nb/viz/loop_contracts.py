@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from alp_nb.loops.lint import lint_contract
 from alp_nb.loops.loop_contract import AgentRole
 
 from .html import badge, block, esc, table
@@ -18,6 +19,11 @@ if TYPE_CHECKING:
 
 TONES = {"error": "bad", "warning": "warn", "info": "info"}
 SEVERITIES = ("error", "warning", "info")
+
+
+def _linted(contract: LoopContract, findings: Sequence[Finding] | None) -> Sequence[Finding]:
+    """``findings``, or the contract's own lint when none are given (how a contract shows in a notebook)."""
+    return lint_contract(contract) if findings is None else findings
 
 
 def _tally(findings: Iterable[Finding]) -> dict[str, int]:
@@ -75,8 +81,9 @@ def loop_contract_fragment(contract: LoopContract, findings: Sequence[Finding]) 
     return header + "".join(sections)
 
 
-def loop_contract_html(contract: LoopContract, findings: Sequence[Finding]) -> str:
-    return block(loop_contract_fragment(contract, findings))
+def loop_contract_html(contract: LoopContract, findings: Sequence[Finding] | None = None) -> str:
+    """The contract by phase with its findings (by default, the contract's own lint) beside each part."""
+    return block(loop_contract_fragment(contract, _linted(contract, findings)))
 
 
 def findings_fragment(findings: Sequence[Finding]) -> str:
@@ -117,7 +124,8 @@ def _finding_line(finding: Finding) -> str:
     return f"[{finding.severity} {finding.rule}] {finding.path}: {finding.message}"
 
 
-def loop_contract_text(contract: LoopContract, findings: Sequence[Finding]) -> str:
+def loop_contract_text(contract: LoopContract, findings: Sequence[Finding] | None = None) -> str:
+    findings = _linted(contract, findings)
     lines = [f"Loop contract: {contract.name}  ({_tally_text(findings)})"]
     lines += [f"  ! {_finding_line(finding)}" for finding in findings if finding.part in ("name", "$")]
     for phase, parts in contract.phases().items():

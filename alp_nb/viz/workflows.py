@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from alp_nb.workflow.executions import ExecutionStatus
     from alp_nb.workflow.session import SessionStep, WorkflowSession
 
+
 def workflow_html(workflow: WorkflowDefinition, current: str | None = None) -> str:
     return block(chain_html(workflow, current))
 

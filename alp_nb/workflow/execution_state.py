@@ -7,15 +7,12 @@ reads of the same state can never disagree.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import NonNegativeInt
 
 from alp_nb.agents.output_contract import OutputValidation
 from alp_nb.base.frozen import FrozenModel
-
-if TYPE_CHECKING:
-    from IPython.lib.pretty import RepresentationPrinter
 
 WorkflowRunStatus = Literal["running", "awaiting-output", "repairing", "completed", "failed", "cancelled"]
 RUN_STATUSES: tuple[WorkflowRunStatus, ...] = (
@@ -40,16 +37,6 @@ class WorkflowExecutionState(FrozenModel):
     current_state: str
     status: WorkflowRunStatus
     repair_attempts: NonNegativeInt = 0
-
-    def _repr_html_(self) -> str:
-        from alp_nb.viz.workflows import execution_state_html
-
-        return execution_state_html(self)
-
-    def _repr_pretty_(self, printer: RepresentationPrinter, cycle: bool) -> None:
-        from alp_nb.viz.workflows import execution_state_text
-
-        printer.text(execution_state_text(self))
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ import tempfile
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from typing import Any, Literal, get_args
 
 from pydantic import ValidationError
 from pydantic_core import to_jsonable_python
@@ -42,9 +42,6 @@ from .errors import WorkflowError
 from .execution_state import MAX_OUTPUT_REPAIR_ATTEMPTS, WorkflowExecutionState, WorkflowRunStatus
 from .policy_snapshot import WorkspaceMode, execution_policy
 from .runner import WorkflowRunner, advance_to_output, effective_tools
-
-if TYPE_CHECKING:
-    from IPython.lib.pretty import RepresentationPrinter
 
 EXECUTION_ID = re.compile(r"\Aexec_[A-Za-z0-9_-]+\Z")
 MAX_EXECUTION_ID_LENGTH = 128
@@ -84,16 +81,6 @@ class ExecutionStatus:
     workflow: WorkflowExecutionState
     effective_tools: tuple[str, ...]
     workflow_definition: WorkflowDefinition = field(repr=False, compare=False)
-
-    def _repr_html_(self) -> str:
-        from alp_nb.viz.workflows import execution_status_html
-
-        return execution_status_html(self)
-
-    def _repr_pretty_(self, printer: RepresentationPrinter, cycle: bool) -> None:
-        from alp_nb.viz.workflows import execution_status_text
-
-        printer.text(execution_status_text(self))
 
 
 @dataclass(frozen=True)

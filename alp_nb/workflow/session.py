@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from alp_nb.agents.definition import AgentDefinition
 from alp_nb.agents.output_contract import OutputContract, OutputValidation, text_output
@@ -18,9 +18,6 @@ from alp_nb.agents.workflow_definition import WorkflowDefinition
 from .errors import WorkflowError
 from .execution_state import WorkflowExecutionState
 from .runner import WorkflowRunner, effective_tools
-
-if TYPE_CHECKING:
-    from IPython.lib.pretty import RepresentationPrinter
 
 
 @dataclass(frozen=True)
@@ -36,11 +33,6 @@ class SessionStep:
     @property
     def accepted(self) -> bool:
         return self.refused is None
-
-    def _repr_pretty_(self, printer: RepresentationPrinter, cycle: bool) -> None:
-        from alp_nb.viz.workflows import session_step_text
-
-        printer.text(session_step_text(self))
 
 
 class WorkflowSession:
@@ -145,13 +137,3 @@ class WorkflowSession:
 
     def __repr__(self) -> str:
         return f"<WorkflowSession {self.definition.id} at {self.state.current_state} ({self.state.status})>"
-
-    def _repr_html_(self) -> str:
-        from alp_nb.viz.workflows import session_html
-
-        return session_html(self)
-
-    def _repr_pretty_(self, printer: RepresentationPrinter, cycle: bool) -> None:
-        from alp_nb.viz.workflows import session_text
-
-        printer.text(session_text(self))

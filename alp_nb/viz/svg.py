@@ -1,0 +1,121 @@
+"""A ``Diagram`` as SVG, in pure Python: no Graphviz, no network, no script.
+
+Text stays text (``<text>``, so a picture is small and searchable), every
+string from the model is escaped, and colours are attributes rather than a
+style sheet, so the picture survives pages that strip styles. The output is a
+well-formed XML document: control and non-XML characters are shown as
+``\\xNN`` / ``\\uNNNN`` rather than written.
+"""
+
+from __future__ import annotations
+
+import re
+from xml.sax.saxutils import escape
+
+from .diagram import Diagram, Edge, Node
+from .geometry import (
+    DETAIL_LINE,
+    LINE,
+    MARGIN,
+    PAD_Y,
+    TITLE_HEIGHT,
+    Geometry,
+    edge_path,
+    geometry,
+    legend_entries,
+)
+from .palette import EDGE_COLOURS, FAINT_INK, INK, node_colours
+from .terminal import plain_line
+
+FONT = "system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif"
+TOOLTIP_CHARS = 500
+_NOT_XML = re.compile("[\ud800-\udfff\ufffe\uffff]")
+_QUOTES = {'"': "&quot;", "'": "&#x27;"}
+
+
+def xml_text(value: object) -> str:
+    """Any string as XML character data or attribute text: escaped, and no character XML 1.0 forbids."""
+    shown = _NOT_XML.sub(lambda match: f"\\u{ord(match.group()):04x}", plain_line(value))
+    return escape(shown, _QUOTES)
+
+
+def diagram_svg(diagram: Diagram) -> str:
+    """The whole picture as one ``<svg>`` element."""
+    geo = geometry(diagram)
+    width, height = round(geo.width), round(geo.height)
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" font-family="{FONT}" font-size="12" role="img" '
+        f'aria-label="{xml_text(diagram.title)}">',
+        f"<title>{xml_text(diagram.title)}</title>",
+        _ARROWHEADS,
+        f'<text x="{MARGIN}" y="{MARGIN + 14}" font-size="14" font-weight="600" fill="{INK}">'
+        f"{xml_text(diagram.title)}</text>",
+        *(_edge(diagram, geo, edge) for edge in diagram.edges),
+        *(_node(node, geo) for node in diagram.nodes),
+        _legend(diagram, geo),
+    ]
+    if diagram.caption:
+        parts.append(f'<text x="{MARGIN}" y="{MARGIN + TITLE_HEIGHT - 4}" font-size="11" fill="{FAINT_INK}">'
+                     f"{xml_text(diagram.caption)}</text>")
+    parts.append("</svg>")
+    return "".join(part for part in parts if part)
+
+
+_ARROWHEADS = "<defs>" + "".join(
+    f'<marker id="arrow-{style}" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" '
+    f'orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="{colour}"/></marker>'
+    for style, colour in EDGE_COLOURS.items()
+) + "</defs>"
+
+
+def _node(node: Node, geo: Geometry) -> str:
+    box = geo.boxes[node.id]
+    fill, stroke, opacity = node_colours(node.style, node.marks)
+    double = node.style == "terminal"
+    width = 2.5 if "current" in node.marks or "alarm" in node.marks else 1.2
+    dash = ' stroke-dasharray="5,3"' if node.style == "custom" else ""
+    tooltip = xml_text("\n".join((node.label, *node.detail))[:TOOLTIP_CHARS])
+    x, y = round(box.x, 1), round(box.y, 1)
+    shapes = [f'<rect x="{x}" y="{y}" width="{round(box.width, 1)}" height="{round(box.height, 1)}" rx="6" '
+              f'fill="{fill}" stroke="{stroke}" stroke-width="{width}"{dash}/>']
+    if double:
+        shapes.append(f'<rect x="{x + 3}" y="{y + 3}" width="{round(box.width - 6, 1)}" '
+                      f'height="{round(box.height - 6, 1)}" rx="4" fill="none" stroke="{stroke}"/>')
+    centre = round(box.x + box.width / 2, 1)
+    texts = [f'<text x="{centre}" y="{round(box.y + PAD_Y + 12, 1)}" text-anchor="middle" fill="{INK}" '
+             f'font-weight="600">{xml_text(box.label)}</text>']
+    texts += [f'<text x="{centre}" y="{round(box.y + PAD_Y + LINE + DETAIL_LINE * index + 9, 1)}" '
+              f'text-anchor="middle" font-size="10.5" fill="{FAINT_INK}">{xml_text(line)}</text>'
+              for index, line in enumerate(box.detail)]
+    faded = f' opacity="{opacity}"' if opacity < 1 else ""
+    return f'<g data-node="{xml_text(node.id)}"{faded}><title>{tooltip}</title>{"".join(shapes + texts)}</g>'
+
+
+def _edge(diagram: Diagram, geo: Geometry, edge: Edge) -> str:
+    points = edge_path(diagram, geo, edge)
+    colour = EDGE_COLOURS[edge.style]
+    dash = ' stroke-dasharray="5,4"' if edge.style == "dashed" else ""
+    width = "2" if edge.style == "alarm" else "1.3"
+    path = "M" + "L".join(f"{round(x, 1)},{round(y, 1)}" for x, y in points)
+    shape = (f'<path d="{path}" fill="none" stroke="{colour}" stroke-width="{width}"{dash} '
+             f'marker-end="url(#arrow-{edge.style})"/>')
+    if not edge.label:
+        return shape
+    (x1, y1), (x2, y2) = points[len(points) // 2 - 1], points[len(points) // 2]
+    label = (f'<text x="{round((x1 + x2) / 2 + 4, 1)}" y="{round((y1 + y2) / 2 - 3, 1)}" font-size="10" '
+             f'fill="{colour}" stroke="#ffffff" stroke-width="3" paint-order="stroke">{xml_text(edge.label)}</text>')
+    return shape + label
+
+
+def _legend(diagram: Diagram, geo: Geometry) -> str:
+    if not diagram.legend:
+        return ""
+    parts = []
+    for x, (fill, stroke, opacity), meaning in legend_entries(diagram):
+        faded = f' opacity="{opacity}"' if opacity < 1 else ""
+        y = geo.legend_y + 4
+        parts.append(f'<rect x="{round(x, 1)}" y="{round(y, 1)}" width="14" height="12" rx="3" fill="{fill}" '
+                     f'stroke="{stroke}"{faded}/><text x="{round(x + 19, 1)}" y="{round(y + 10, 1)}" '
+                     f'font-size="10.5" fill="{FAINT_INK}">{xml_text(meaning)}</text>')
+    return "".join(parts)

@@ -1,0 +1,86 @@
+"""One rendering path: every core object is drawn by the view that ``VIEWS`` names, in each format it has.
+
+The core layers hold no display code at all. A view is a set of functions in
+one viz module, named ``<view>_<format>`` (``agent_card_html``,
+``agent_card_text``); ``render(obj, fmt)`` finds the view of the object's class
+(or of the nearest base class that has one) and calls it. The table holds
+names, not classes, so reading it imports nothing: ``alp_nb.viz.display``
+registers every class with IPython by name, and a module is imported only when
+one of its objects is shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from importlib import import_module
+from types import MappingProxyType
+from typing import Any, Literal
+
+from .errors import VizError
+
+Format = Literal["html", "text", "markdown", "svg", "mermaid"]
+FORMATS: tuple[Format, ...] = ("html", "text", "markdown", "svg", "mermaid")
+
+MIME_TYPES: Mapping[Format, str] = MappingProxyType({
+    "text": "text/plain", "html": "text/html", "markdown": "text/markdown", "svg": "image/svg+xml",
+})
+"""What a notebook receives for each format (Mermaid text has no MIME type a notebook draws)."""
+
+VIEWS: Mapping[str, tuple[str, str]] = MappingProxyType({
+    "alp_nb.agents.definition.AgentDefinition": ("alp_nb.viz.agents", "agent_card"),
+    "alp_nb.agents.registry.AgentRegistry": ("alp_nb.viz.agents", "agent_registry"),
+    "alp_nb.agents.policy_requests.Authorization": ("alp_nb.viz.agents", "authorization"),
+    "alp_nb.agents.workflow_definition.WorkflowDefinition": ("alp_nb.viz.workflows", "workflow"),
+    "alp_nb.agents.output_contract.OutputContract": ("alp_nb.viz.workflows", "output_contract"),
+    "alp_nb.agents.output_contract.OutputValidation": ("alp_nb.viz.workflows", "validation"),
+    "alp_nb.workflow.execution_state.WorkflowExecutionState": ("alp_nb.viz.workflows", "execution_state"),
+    "alp_nb.workflow.session.WorkflowSession": ("alp_nb.viz.workflows", "session"),
+    "alp_nb.workflow.session.SessionStep": ("alp_nb.viz.workflows", "session_step"),
+    "alp_nb.workflow.executions.ExecutionStatus": ("alp_nb.viz.workflows", "execution_status"),
+    "alp_nb.runtime.run.WorkflowRun": ("alp_nb.viz.runs", "run"),
+    "alp_nb.runtime.snapshot.RunSnapshot": ("alp_nb.viz.runs", "snapshot"),
+    "alp_nb.runtime.store.StoredRun": ("alp_nb.viz.runs", "stored_run"),
+    "alp_nb.runtime.saved_workflows.WorkflowRegistry": ("alp_nb.viz.runs", "workflow_registry"),
+    "alp_nb.loops.loop_contract.LoopContract": ("alp_nb.viz.loop_contracts", "loop_contract"),
+    "alp_nb.loops.lint.Findings": ("alp_nb.viz.loop_contracts", "findings"),
+    "alp_nb.loops.simulator.Simulation": ("alp_nb.viz.simulation", "simulation"),
+    "alp_nb.viz.pictures.Picture": ("alp_nb.viz.pictures", "picture"),
+})
+"""Each core class (``module.Class``) and its view: the viz module and the stem of its functions."""
+
+
+def render(obj: Any, fmt: Format = "html") -> str:
+    """``obj`` drawn in ``fmt``; ``VizError`` (``NO_VIEW``) if nothing draws it that way."""
+    if fmt not in FORMATS:
+        raise VizError("UNKNOWN_FORMAT", f"unknown format `{fmt}`; one of {', '.join(FORMATS)}")
+    drawer = _drawer(obj, fmt)
+    if drawer is None:
+        raise VizError("NO_VIEW", f"alp_nb draws no {fmt} view of {type(obj).__name__}")
+    return str(drawer(obj))
+
+
+def formats_of(obj: Any) -> tuple[Format, ...]:
+    """The formats ``render`` can draw ``obj`` in."""
+    return tuple(fmt for fmt in FORMATS if _drawer(obj, fmt) is not None)
+
+
+def mimebundle(obj: Any) -> dict[str, str]:
+    """What a notebook shows for ``obj``: every format it has that a notebook can display, plain text always."""
+    return {MIME_TYPES[fmt]: render(obj, fmt) for fmt in formats_of(obj) if fmt in MIME_TYPES}
+
+
+def view_of(cls: type) -> tuple[str, str] | None:
+    """The view of ``cls``, or of its nearest base class that has one."""
+    for klass in cls.__mro__:
+        view = VIEWS.get(f"{klass.__module__}.{klass.__qualname__}")
+        if view is not None:
+            return view
+    return None
+
+
+def _drawer(obj: Any, fmt: Format) -> Any:
+    view = view_of(type(obj))
+    if view is None:
+        return None
+    module, stem = view
+    return getattr(import_module(module), f"{stem}_{fmt}", None)
