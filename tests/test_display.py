@@ -24,6 +24,8 @@ def shell():
 def test_no_core_class_carries_display_code():
     for qualified in VIEWS:
         module, _, name = qualified.rpartition(".")
+        if module.startswith("alp_nb.viz."):  # the rendering layer's own pictures may show themselves
+            continue
         cls = getattr(__import__(module, fromlist=[name]), name)
         assert not any(attribute.startswith("_repr_") and attribute != "__repr__" for attribute in vars(cls)), name
 
