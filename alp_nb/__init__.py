@@ -45,6 +45,7 @@ if TYPE_CHECKING:
         default_auto_compact_tokens as default_auto_compact_tokens,
         define_agent as define_agent,
         definition_hash as definition_hash,
+        delegation_cycle as delegation_cycle,
         diff_authority as diff_authority,
         load_project_agents as load_project_agents,
         memory_grant_covers as memory_grant_covers,
@@ -104,10 +105,17 @@ if TYPE_CHECKING:
     from .viz import (
         VIZ_ERROR_CODES as VIZ_ERROR_CODES,
         VizError as VizError,
+        capability_matrix as capability_matrix,
+        contract_flow as contract_flow,
+        delegation_graph as delegation_graph,
         render as render,
         review_packet as review_packet,
         review_packet_markdown as review_packet_markdown,
+        run_timeline as run_timeline,
+        state_machine as state_machine,
+        status_lifecycle as status_lifecycle,
     )
+    from .widgets import RunProgress as RunProgress
     from .workflow import (
         MAX_OUTPUT_REPAIR_ATTEMPTS as MAX_OUTPUT_REPAIR_ATTEMPTS,
         WORKFLOW_ERROR_CODES as WORKFLOW_ERROR_CODES,
@@ -132,7 +140,7 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)
 
 __version__ = "0.1.0"
 
-if "IPython" in sys.modules:  # a kernel or an IPython shell: show core objects richly from now on
-    from alp_nb.viz.display import install as _install_displays
+if "IPython" in sys.modules:  # a kernel or an IPython shell: rich views and progress bars from now on
+    from alp_nb.widgets.notebook import install as _install_notebook
 
-    _install_displays()
+    _install_notebook()

@@ -1,5 +1,5 @@
 """Rules of issues 3 and 4 an audit found unheld: nested models as ``$ref`` for the mock runner, and a
-custom workflow's snapshot drawn with its chain."""
+custom workflow's snapshot drawn with its state machine."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import jsonschema
 from pydantic import BaseModel
 
 from alp_nb.runtime import MockAgentRunner, RunStore, WorkflowRegistry, run_workflow
+from alp_nb.viz.palette import CURRENT
 from alp_nb.viz.views import render
 from alp_nb.workflow import WorkflowRunner, define_linear_workflow
 
@@ -38,8 +39,10 @@ def test_a_schema_from_a_nested_pydantic_model_runs_with_the_mock_runner(tmp_pat
     assert run.status == "completed"
 
 
-def test_a_snapshot_of_a_custom_workflow_renders_its_chain_with_the_current_state_highlighted():
+def test_a_snapshot_of_a_custom_workflow_renders_its_state_machine_with_the_current_state_highlighted():
     definition = define_linear_workflow("custom-flow", [("SCOPE", ["Read"]), ("WRITE", [])])
     snapshot = WorkflowRunner().initialize(definition)
     html = render(snapshot, "html")
-    assert "WRITE" in html and "current" in html
+    scope = html[html.index('data-node="state:SCOPE"'):html.index('data-node="state:WRITE"')]
+    assert f'fill="{CURRENT[0]}"' in scope  # the state it is in is drawn amber, the next one not
+    assert f'fill="{CURRENT[0]}"' not in html[html.index('data-node="state:WRITE"'):].split("</g>")[0]

@@ -4,6 +4,7 @@ from xml.etree import ElementTree
 
 import matplotlib
 import pytest
+from picture_checks import crossings
 
 from alp_nb.viz.diagram import Edge, Node, diagram
 from alp_nb.viz.geometry import geometry
@@ -107,3 +108,33 @@ def test_a_picture_renders_through_the_one_path():
     assert render(picture, "svg") == picture.to_svg()
     assert render(picture, "html").startswith('<div class="alp-picture"')
     assert set(picture._repr_mimebundle_()) == {"text/html", "text/plain", "image/svg+xml"}
+
+
+def skipping(direction):
+    """A chain with a wide middle, a neighbour beside the last box, and arrows that skip layers to either end."""
+    nodes = [Node("a", "Start"), Node("b", "A much wider box in the middle", ("with a line of detail",)),
+             Node("c", "C"), Node("left", "Left"), Node("right", "Right")]
+    edges = [Edge("a", "b"), Edge("b", "c"), Edge("c", "left"), Edge("c", "right"),
+             Edge("a", "left", "skips", "dashed"), Edge("a", "right", "skips too"), Edge("b", "right")]
+    return diagram("Skips", nodes, edges, direction=direction, caption="a caption under the title")
+
+
+@pytest.mark.parametrize("direction", ["down", "right"])
+def test_an_arrow_that_skips_layers_goes_round_the_boxes_between_and_stays_on_the_page(direction):
+    from alp_nb.viz.geometry import edge_path
+
+    pic = skipping(direction)
+    assert crossings(pic) == []
+    geo = geometry(pic)
+    for edge in pic.edges:
+        assert all(0 <= x <= geo.width and 0 <= y <= geo.height for x, y in edge_path(pic, geo, edge))
+
+
+def test_a_caption_has_its_own_line_between_the_title_and_the_boxes():
+    from alp_nb.viz.geometry import CAPTION_HEIGHT, content_top
+
+    with_caption, without = skipping("down"), diagram("Skips", [Node("a", "A")], [])
+    assert content_top(with_caption) == content_top(without) + CAPTION_HEIGHT
+    assert min(box.y for box in geometry(with_caption).boxes.values()) >= content_top(with_caption)
+    long_caption = diagram("T", [Node("a", "A")], [], caption="x" * 300)
+    assert geometry(long_caption).width >= 300 * 6

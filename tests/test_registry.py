@@ -23,6 +23,8 @@ from alp_nb.agents import (
     McpServerCatalogEntry,
     SubagentCatalogEntry,
     create_agent_registry,
+    define_agent,
+    delegation_cycle,
 )
 
 
@@ -518,6 +520,25 @@ def test_cycle_through_two_thousand_agents_names_every_agent():
         make_agent(agent_id, delegatesTo=[ids[(index + 1) % len(ids)]]) for index, agent_id in enumerate(ids)
     ]
     assert str(refusal(*definitions)) == "delegation cycle: " + " -> ".join([*ids, ids[0]])
+
+
+def defined(*pairs):
+    return [define_agent(data) for data in chain(*pairs)]
+
+
+def test_the_registry_names_the_cycle_that_delegation_cycle_finds():
+    definitions = defined(("start", ["a"]), ("a", ["b"]), ("b", ["c"]), ("c", ["a"]))
+    cycle = delegation_cycle(definitions)
+    assert cycle == ("a", "b", "c", "a")
+    assert str(refusal(*definitions)) == "delegation cycle: " + " -> ".join(cycle)
+
+
+def test_delegation_cycle_answers_without_raising_for_a_set_the_registry_refuses():
+    assert delegation_cycle(defined(("a", ["b", "missing"]), ("b", ["a"]))) == ("a", "b", "a")
+    assert delegation_cycle(defined(("a", ["a"]))) == ("a", "a")
+    assert delegation_cycle(defined(("a", ["b"]), ("b", []), ("a", ["a"]))) is None  # the first `a` counts
+    assert delegation_cycle(defined(("a", ["b", "c"]), ("b", ["d"]), ("c", ["d"]), ("d", []))) is None
+    assert delegation_cycle([]) is None
 
 
 # --- Check order and first failure -----------------------------------------------------------

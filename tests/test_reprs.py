@@ -70,9 +70,22 @@ def test_authorization_shows_code_and_reason_when_denied_and_only_allowed_otherw
     assert "allowed" in render(allowed, "html")
 
 
-def test_workflow_renders_its_chain_with_tools_and_terminal_state():
+def test_workflow_renders_its_state_machine_with_tools_and_terminal_state():
     workflow = alp.builtin_registry().get("search").workflow
     text = render(workflow, "text")
     assert text.splitlines()[0] == "workflow retrieve-code"
     assert "RETRIEVE" in text and "(terminal)" in text
-    assert render(workflow, "html").count('class="state') == 4
+    assert render(workflow, "html").count('data-node="state:') == 4
+
+
+def test_a_registry_shows_its_delegation_graph_above_its_table():
+    html = render(alp.builtin_registry(), "html")
+    assert html.count("<svg ") == 1 and html.index("<svg ") < html.index("<table>")
+    assert 'data-node="role:worker"' in html and "the workspace writer" in html
+
+
+def test_a_role_card_shows_its_state_machine_with_the_tools_the_role_holds():
+    html = render(alp.builtin_registry().get("main"), "html")
+    assert html.count("<svg ") == 1
+    assert ">main: workflow coordinate-principal-task</text>" in html
+    assert ">output: principal-response</text>" in html

@@ -547,6 +547,21 @@ def test_only_trusted_agents_enter_among_several(store, project):
                                                                    ["UNTRUSTED", "planner"]]
 
 
+def test_the_session_registry_says_whether_each_project_agent_is_trusted_untrusted_or_changed(store, project):
+    store.trust(project, migrator(project))
+    store.trust(project, write_and_load(project, "auditor"))
+    write_agent(project, "auditor", displayName="Auditor, edited")
+    write_agent(project, "planner")
+    session = project_registry(project, store)
+    assert dict(session.statuses) == {"auditor": "changed", "migrator": "trusted", "planner": "untrusted"}
+    assert project_registry(project, store, candidates=True).statuses == {}
+
+
+def write_and_load(project: Path, agent_id: str):
+    write_agent(project, agent_id)
+    return next(definition for definition in load_project_agents(project).loaded if definition.id == agent_id)
+
+
 def test_candidate_registry_includes_every_loaded_agent(store, project):
     migrator(project)
     write_agent(project, "planner")

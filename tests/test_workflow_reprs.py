@@ -5,11 +5,13 @@ state ids, outputs and issues are untrusted and always escaped."""
 from __future__ import annotations
 
 import re
+from xml.etree import ElementTree
 
 import pytest
 from custom_agent_files import write_agent
 
 from alp_nb.agents import builtin_registry, project_registry
+from alp_nb.viz.palette import CURRENT
 from alp_nb.viz.views import render
 from alp_nb.workflow import (
     RUN_STATUSES,
@@ -25,13 +27,22 @@ from alp_nb.workflow import (
 
 HOSTILE = '<script>alert("x")</script>'
 WORKER_STATES = ("ASSESS", "IMPLEMENT", "VERIFY", "REPORT")
-STATE_BOX = re.compile(r'<span class="(state[^"]*)"><b>([^<]*)</b>')
+SVG = "{http://www.w3.org/2000/svg}"
 BADGE = re.compile(r'<span class="badge (ok|bad|warn|info)">([^<]*)</span>')
 
 
 def state_boxes(html: str) -> dict[str, set[str]]:
-    """Each drawn state's id and its CSS classes (the stylesheet itself is not markup)."""
-    return {state_id: set(classes.split()) for classes, state_id in STATE_BOX.findall(html)}
+    """Each state the state machine's SVG draws, in order, and how: ``current`` (amber) and ``terminal`` (a double
+    border). The SVG must parse as XML, and ids come back unescaped."""
+    svg = ElementTree.fromstring(html[html.index("<svg"):html.index("</svg>") + len("</svg>")])
+    boxes = {}
+    for group in svg.iter(f"{SVG}g"):
+        node = group.get("data-node", "")
+        if node.startswith("state:"):
+            rects = group.findall(f"{SVG}rect")
+            looks = {"current"} if rects[0].get("fill") == CURRENT[0] else set()
+            boxes[node.removeprefix("state:")] = looks | ({"terminal"} if len(rects) == 2 else set())
+    return boxes
 
 
 def highlighted(html: str) -> list[str]:
@@ -56,7 +67,7 @@ def worker_at(state: str, status: str = "running", repair_attempts: int = 0) -> 
 
 
 @pytest.mark.parametrize("current", WORKER_STATES)
-def test_snapshot_html_draws_the_chain_and_highlights_only_the_current_state(current):
+def test_snapshot_html_draws_the_state_machine_and_highlights_only_the_current_state(current):
     html = render(worker_at(current, "running" if current != "REPORT" else "awaiting-output"), "html")
     assert list(state_boxes(html)) == list(WORKER_STATES)
     assert highlighted(html) == [current]
@@ -142,7 +153,7 @@ def test_session_html_escapes_hostile_state_ids_outputs_and_refusals():
         session.transition(HOSTILE)
     html = render(session, "html")
     assert_escaped(html)
-    assert highlighted(html) == ['&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;']
+    assert highlighted(html) == [HOSTILE]
     session.transition()
     session.submit(HOSTILE)
     assert_escaped(render(session, "html"))

@@ -109,7 +109,11 @@ if TYPE_CHECKING:
         SkillOverlay as SkillOverlay,
         load_project_agents as load_project_agents,
     )
-    from .registry import AgentRegistry as AgentRegistry, create_agent_registry as create_agent_registry
+    from .registry import (
+        AgentRegistry as AgentRegistry,
+        create_agent_registry as create_agent_registry,
+        delegation_cycle as delegation_cycle,
+    )
     from .runtimes import (
         AUTO_COMPACT_DEFAULT_PERCENT as AUTO_COMPACT_DEFAULT_PERCENT,
         MODEL_CONTEXT_WINDOWS as MODEL_CONTEXT_WINDOWS,

@@ -4,7 +4,7 @@ Checks run in ALP's order: per definition (identity, models, efforts,
 auto-compact, instructions, workflow and output names, workspace, memory,
 tools, skill/subagent/MCP grants, foreign private memory), then relations
 over the whole set, then a three-colour depth-first search for delegation
-cycles whose message shows the cycle.
+cycles (``delegation_cycle``, which a picture asks too) whose message shows the cycle.
 """
 
 from __future__ import annotations
@@ -312,8 +312,21 @@ def _check_relations(definitions: list[AgentDefinition]) -> None:
 
 
 def _check_cycles(definitions: list[AgentDefinition]) -> None:
-    """Three-colour DFS from each definition in order, iterative so deep DAGs cannot overflow."""
-    delegates = {definition.id: definition.delegates_to for definition in definitions}
+    cycle = delegation_cycle(definitions)
+    if cycle is not None:
+        raise AgentRegistryError("INVALID_DELEGATION", f"delegation cycle: {' -> '.join(cycle)}")
+
+
+def delegation_cycle(definitions: Iterable[AgentDefinition]) -> tuple[str, ...] | None:
+    """The first delegation cycle, as ids with the first repeated at the end (``a, b, a``), or None.
+
+    A three-colour depth-first search from each definition in order, iterative so deep DAGs cannot overflow.
+    It never raises: a target no definition has is skipped, and of a repeated id the first definition counts,
+    so a picture can show the cycle of a set the registry refuses for another reason.
+    """
+    delegates: dict[str, tuple[str, ...]] = {}
+    for definition in definitions:
+        delegates.setdefault(definition.id, definition.delegates_to)
     visiting, visited = set(), set()
     for start in delegates:
         if start in visited:
@@ -329,9 +342,9 @@ def _check_cycles(definitions: list[AgentDefinition]) -> None:
                 visiting.discard(done)
                 visited.add(done)
             elif target in visiting:
-                cycle = [*trail[trail.index(target):], target]
-                raise AgentRegistryError("INVALID_DELEGATION", f"delegation cycle: {' -> '.join(cycle)}")
-            elif target not in visited:
+                return (*trail[trail.index(target):], target)
+            elif target not in visited and target in delegates:
                 trail.append(target)
                 visiting.add(target)
                 cursors.append(iter(delegates[target]))
+    return None

@@ -10,21 +10,29 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from types import MappingProxyType
 
-from alp_nb.base.frozen import FrozenModel
+from alp_nb.base.frozen import FrozenMapping, FrozenModel
 
 from .builtins import BUILTIN_AGENTS
 from .catalog import CapabilityCatalog
 from .definition import AgentDefinition
 from .project_agents import ProjectAgents, load_project_agents
 from .registry import AgentRegistry, create_agent_registry
-from .trust import TrustStore
+from .trust import TrustStatus, TrustStore
 
 
 class ProjectRegistry(FrozenModel, arbitrary_types_allowed=True):
+    """The registry a session gets, what was left out and why, and what the project holds.
+
+    ``statuses`` is the trust of each custom agent and overlay that loaded, by id, so a picture can tell an
+    untrusted agent from a changed one; it is empty for a candidate registry, which asks no trust store.
+    """
+
     registry: AgentRegistry
     notices: tuple[str, ...]
     agents: ProjectAgents
+    statuses: FrozenMapping[TrustStatus] = MappingProxyType({})
 
 
 def project_registry(
@@ -45,6 +53,7 @@ def project_registry(
         project_root, builtins=builtins, catalog=catalog, shipped_skills_root=shipped_skills_root
     )
     store = trust_store or TrustStore()
+    statuses: dict[str, TrustStatus] = {}
     notices = [
         f"AGENT-FILE {failure.id} did not load ({_relative(failure.source_path, agents.project)}): "
         + "; ".join(failure.issues)
@@ -54,7 +63,7 @@ def project_registry(
     def admitted(definition: AgentDefinition, source: str) -> bool:
         if candidates:
             return True
-        status = store.resolve(agents.project, definition)
+        status = statuses[definition.id] = store.resolve(agents.project, definition)
         where = _relative(source, agents.project)
         if status == "changed":
             notices.append(f"DENIED     {definition.id} changed after it was trusted ({where}); "
@@ -80,7 +89,7 @@ def project_registry(
             for role in roles
         ]
     registry = create_agent_registry([*roles, *customs], catalog)
-    return ProjectRegistry(registry=registry, notices=tuple(notices), agents=agents)
+    return ProjectRegistry(registry=registry, notices=tuple(notices), agents=agents, statuses=statuses)
 
 
 def _relative(path: str, project: str) -> str:

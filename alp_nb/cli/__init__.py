@@ -27,6 +27,7 @@ COMMAND_GROUPS = {
     "context": "inspect an execution",
     "workflow": "list, run, resume and show saved workflows",
     "contract": "lint, simulate, review and draft loop contracts",
+    "policy": "ask the policy engine what-if questions",
 }
 """Each group's one-line help; its commands live in ``alp_nb.cli.<group>``."""
 

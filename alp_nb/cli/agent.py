@@ -60,6 +60,12 @@ def register(group: argparse.ArgumentParser) -> None:
     test.add_argument("--json", action="store_true")
     command("add", _add, "trust a project agent after reading its authority")
     command("untrust", _untrust, "withdraw trust from a project agent")
+    graph = command("graph", _graph, "the delegation graph a session in the project gets (untrusted agents greyed)",
+                    with_id=False)
+    graph.add_argument("--format", choices=("text", "svg", "mermaid"), default="text")
+    matrix = command("matrix", _matrix, "roles × tools, with memory and workspace grants", with_id=False)
+    matrix.add_argument("--by-state", action="store_true", help="a row per workflow state: the tools open then")
+    matrix.add_argument("--format", choices=("text", "svg", "html"), default="text")
 
 
 def _session(args: argparse.Namespace) -> ProjectRegistry:
@@ -239,3 +245,24 @@ def _untrust(args: argparse.Namespace) -> int:
         return 0
     print_lines(f"NONE     `{args.id}` was not trusted in {project}")
     return 1
+
+
+def _graph(args: argparse.Namespace) -> int:
+    """The session registry's delegation graph, with the project's untrusted and changed agents greyed out;
+    SVG and Mermaid text are escaped already, and are printed line by line like any other. The pictures are
+    imported here, so the other ``agent`` commands load no workflow layer."""
+    from alp_nb.viz.delegation import delegation_graph
+
+    picture = delegation_graph(project_registry(Path(args.project), TrustStore()))
+    output = {"text": picture.to_text, "svg": picture.to_svg, "mermaid": picture.to_mermaid}[args.format]()
+    print_lines(*output.splitlines())
+    return 0
+
+
+def _matrix(args: argparse.Namespace) -> int:
+    from alp_nb.viz.capabilities import capability_matrix
+
+    picture = capability_matrix(project_registry(Path(args.project), TrustStore()).registry, by_state=args.by_state)
+    output = {"text": picture.to_text, "svg": picture.to_svg, "html": picture.to_html}[args.format]()
+    print_lines(*output.splitlines())
+    return 0

@@ -1,4 +1,4 @@
-"""``alp-nb contract``: lint, simulate, hand out and draft loop contracts.
+"""``alp-nb contract``: lint, simulate, draw, hand out and draft loop contracts.
 
 A contract's text, its findings and the paths named on the command line are printed through ``viz.terminal``
 (control characters escaped, one value on one line); JSON is printed as JSON.
@@ -14,6 +14,7 @@ from alp_nb.loops.errors import LoopContractError
 from alp_nb.loops.lint import lint_contract
 from alp_nb.loops.loop_contract import LoopContract, read_contract_document, write_contract_file
 from alp_nb.loops.simulator import FAILURE_INJECTIONS, simulate
+from alp_nb.viz.contract_picture import contract_flow
 from alp_nb.viz.packet_documents import review_packet, review_packet_markdown
 from alp_nb.viz.simulation import simulation_lines
 from alp_nb.viz.terminal import print_json, print_lines
@@ -37,6 +38,13 @@ def register(group: argparse.ArgumentParser) -> None:
     run.add_argument("--scenario", required=True, metavar="NAME", help=f"one of: {names}, or all")
     run.add_argument("--format", choices=("text", "json"), default="text")
     run.set_defaults(handler=_simulate)
+
+    flow = contract.add_parser("flow", help="draw one run of a contract: trigger, intake, attempt, verify, decide "
+                               "and the five outcomes, in the contract's words")
+    flow.add_argument("file", metavar="FILE")
+    flow.add_argument("--format", choices=("text", "svg", "mermaid"), default="text",
+                      help="text (default), an SVG document, or a Mermaid flowchart")
+    flow.set_defaults(handler=_flow)
 
     packet = contract.add_parser("packet", help="write the review packet (HTML, or Markdown for a .md file); an "
                                  "existing file is replaced only with --force, and never the contract itself")
@@ -82,6 +90,13 @@ def _simulate(args: argparse.Namespace) -> int:
             if number:
                 print_lines("")
             print_lines(*simulation_lines(run))
+    return 0
+
+
+def _flow(args: argparse.Namespace) -> int:
+    picture = contract_flow(LoopContract.load(args.file))
+    drawn = {"text": picture.to_text, "svg": picture.to_svg, "mermaid": picture.to_mermaid}[args.format]()
+    print_lines(*drawn.rstrip("\n").split("\n"))  # SVG and Mermaid are escaped already: each line prints as it is
     return 0
 
 

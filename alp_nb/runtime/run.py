@@ -32,6 +32,7 @@ from .execution_context import ExecutionContext
 from .journal import JournalRead, JournalWriter, read_journal
 from .keys import canonical_dumps, validate_run_id
 from .meta import validate_args
+from .progress import progress_subscriber
 from .runners import MockAgentRunner
 from .saved_workflows import DEFAULT_REGISTRY, SavedWorkflow, WorkflowRegistry
 from .snapshot import Attempt, RunSnapshot, Usage, UsageReport
@@ -81,15 +82,21 @@ async def run_workflow(name: str, args: Mapping[str, Any] | None = None, resume_
                        store: RunStore | str | os.PathLike[str] | None = None, runner: Any = None,
                        registry: WorkflowRegistry | None = None, agent_cap: int = 1000, concurrency: int = 8,
                        durability: Durability = "flush",
-                       on_event: Subscriber | Iterable[Subscriber] | None = None) -> WorkflowRun:
+                       on_event: Subscriber | Iterable[Subscriber] | None = None,
+                       progress: bool = False) -> WorkflowRun:
     """Run a saved workflow, or resume ``resume_from_run_id`` (same workflow; args default to the saved ones).
     A new run's args must match the workflow's declared args schema, if it has one (INVALID_ARGS otherwise).
 
     ``store``: a RunStore or folder (default ``./.alp-runs``); ``runner``: an AgentRunner (default
     MockAgentRunner); ``durability="fsync"`` syncs every journal line; ``on_event``: callables (or an
-    EventStream) given each event as it happens.
+    EventStream) given each event as it happens; ``progress=True``: a progress bar in a notebook (see
+    ``alp_nb.runtime.progress``).
     """
     subscribers = _subscribers(on_event)
+    if progress is True:
+        subscribers.append(progress_subscriber())
+    elif progress is not False:
+        raise WorkflowInputError("INVALID_OPTION", f"progress must be True or False, not {progress!r}")
     launch = None
     try:
         launch = _Launch.prepare(name, args, resume_from_run_id, store=store, runner=runner, registry=registry,

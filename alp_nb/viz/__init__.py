@@ -1,5 +1,7 @@
-"""The rendering layer: HTML and plain-text views of every core object, and the review packet
-as documents. Core classes import their renderer from here inside their ``_repr_*`` methods.
+"""The rendering layer: the views of every core object (HTML, text, Markdown), the pictures (delegation,
+state machines, capabilities, a contract's flow, a run's timeline) with their SVG, Mermaid, matplotlib and text
+renderers, and the review packet as documents. Core classes hold no display code: ``views.VIEWS`` names each
+class's view, and ``display`` registers them with IPython.
 
 Every public name is listed below and imported on first use (see ``alp_nb.base.lazy``).
 """
@@ -9,8 +11,17 @@ from typing import TYPE_CHECKING
 from alp_nb.base.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from .capabilities import capability_matrix as capability_matrix
+    from .contract_picture import contract_flow as contract_flow
+    from .delegation import delegation_graph as delegation_graph
+    from .diagram import Diagram as Diagram, Edge as Edge, Node as Node
     from .errors import VIZ_ERROR_CODES as VIZ_ERROR_CODES, VizError as VizError
+    from .matrix_picture import MatrixPicture as MatrixPicture
     from .packet_documents import review_packet as review_packet, review_packet_markdown as review_packet_markdown
+    from .pictures import Picture as Picture
+    from .state_machines import state_machine as state_machine, status_lifecycle as status_lifecycle
+    from .timeline import CallSpan as CallSpan, Timeline as Timeline, timeline_of as timeline_of
+    from .timeline_picture import RunTimeline as RunTimeline, run_timeline as run_timeline
     from .views import mimebundle as mimebundle, render as render
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)

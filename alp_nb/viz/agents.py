@@ -1,11 +1,14 @@
-"""Views of roles, registries and policy answers, as HTML and as plain text."""
+"""Views of roles, registries and policy answers, as HTML (with a role's state machine and a registry's
+delegation graph drawn as SVG) and as plain text."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .html import badge, block, esc, names, table
-from .workflows import chain_html, workflow_text
+from .delegation import delegation_graph
+from .html import STYLE, badge, block, esc, names, table
+from .pictures import picture_html
+from .workflows import machine_html, workflow_text
 
 if TYPE_CHECKING:
     from alp_nb.agents.definition import AgentDefinition
@@ -41,7 +44,7 @@ def agent_card_html(definition: AgentDefinition) -> str:
         f"<div>{esc(instructions.role)}. {esc(instructions.purpose)}</div>"
         f'<div class="muted">model claude <code>{esc(definition.model.claude)}</code> · codex '
         f"<code>{esc(definition.model.codex)}</code> · output <code>{esc(definition.output.name)}</code></div>"
-        f"<table>{rows}</table>{chain_html(definition.workflow)}"
+        f"<table>{rows}</table>{machine_html(definition)}"
     )
 
 
@@ -91,7 +94,9 @@ REGISTRY_COLUMNS = (
 
 def agent_registry_html(registry: AgentRegistry) -> str:
     rows = [[esc(cell) for cell in row] for row in _registry_rows(registry)]
-    return block(f"<div>{esc(_delegation_summary(registry))}</div>{table(REGISTRY_COLUMNS, rows)}")
+    graph = picture_html(delegation_graph(registry))  # outside the text's reading width: eight roles side by side
+    return (f'{STYLE}<div class="alp">{esc(_delegation_summary(registry))}</div>{graph}'
+            f'<div class="alp">{table(REGISTRY_COLUMNS, rows)}</div>')
 
 
 def agent_registry_text(registry: AgentRegistry) -> str:

@@ -14,10 +14,6 @@ STYLE = """<style>
 .alp .muted{color:#777}
 .alp .badge{display:inline-block;padding:0 8px;border-radius:9px;color:#fff;font-weight:600}
 .alp .ok{background:#2e7d32}.alp .bad{background:#c62828}.alp .warn{background:#ef6c00}.alp .info{background:#1565c0}
-.alp .state{display:inline-block;border:1px solid #999;border-radius:4px;padding:2px 6px;margin:2px}
-.alp .state.terminal{border-style:double;border-width:3px}
-.alp .state.current{background:#fff3c4;border-color:#ef6c00}
-.alp .arrow{color:#999;margin:0 2px}
 </style>"""
 
 

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 from alp_nb.loops.lint import lint_contract
 from alp_nb.loops.loop_contract import AgentRole
 
+from .contract_picture import contract_flow
 from .html import badge, block, esc, table
 
 if TYPE_CHECKING:
@@ -63,8 +64,17 @@ def _finding_line_html(finding: Finding) -> str:
             f"{esc(finding.message)}</div>")
 
 
-def loop_contract_fragment(contract: LoopContract, findings: Sequence[Finding]) -> str:
-    """The contract's parts by phase, each row with the findings about that part; no style block."""
+def flow_html(contract: LoopContract) -> str:
+    """The flow of one run as inline SVG, at its own size even where that is wider than the tables (shrunk only
+    to fit the window), so its text stays as legible as theirs."""
+    return ('<details open class="alp-flow" style="width:max-content;max-width:calc(100vw - 4em)">'
+            "<summary>one run, step by step</summary><style>.alp-flow svg{max-width:100%;height:auto}</style>"
+            f"{contract_flow(contract).to_svg()}</details>")
+
+
+def loop_contract_fragment(contract: LoopContract, findings: Sequence[Finding], *, flow: bool = False) -> str:
+    """The contract's parts by phase, each row with the findings about that part, and with ``flow`` the flow of
+    one run above them; no style block."""
     counts = _tally(findings)
     summary = " ".join(badge(_counted(count, severity), TONES[severity]) for severity, count in counts.items() if count)
     beside: dict[str, list[str]] = {}
@@ -78,12 +88,13 @@ def loop_contract_fragment(contract: LoopContract, findings: Sequence[Finding]) 
         rows = [(f"<b>{esc(part)}</b>", _value_html(value), "".join(beside.get(part, ())))
                 for part, value in parts.items()]
         sections.append(f"<h4 style=\"margin:8px 0 2px\">{esc(phase)}</h4>" + table(("part", "value", "lint"), rows))
-    return header + "".join(sections)
+    return header + (flow_html(contract) if flow else "") + "".join(sections)
 
 
 def loop_contract_html(contract: LoopContract, findings: Sequence[Finding] | None = None) -> str:
-    """The contract by phase with its findings (by default, the contract's own lint) beside each part."""
-    return block(loop_contract_fragment(contract, _linted(contract, findings)))
+    """The flow of one run, then the contract by phase with its findings (by default, the contract's own lint)
+    beside each part."""
+    return block(loop_contract_fragment(contract, _linted(contract, findings), flow=True))
 
 
 def findings_fragment(findings: Sequence[Finding]) -> str:

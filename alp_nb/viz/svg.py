@@ -9,6 +9,7 @@ well-formed XML document: control and non-XML characters are shown as
 
 from __future__ import annotations
 
+import math
 import re
 from xml.sax.saxutils import escape
 
@@ -18,8 +19,8 @@ from .geometry import (
     LINE,
     MARGIN,
     PAD_Y,
-    TITLE_HEIGHT,
     Geometry,
+    content_top,
     edge_path,
     geometry,
     legend_entries,
@@ -29,6 +30,7 @@ from .terminal import plain_line
 
 FONT = "system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif"
 TOOLTIP_CHARS = 500
+ARROW_LENGTH, ARROW_HALF_WIDTH = 8.0, 3.5
 _NOT_XML = re.compile("[\ud800-\udfff\ufffe\uffff]")
 _QUOTES = {'"': "&quot;", "'": "&#x27;"}
 
@@ -48,7 +50,6 @@ def diagram_svg(diagram: Diagram) -> str:
         f'viewBox="0 0 {width} {height}" font-family="{FONT}" font-size="12" role="img" '
         f'aria-label="{xml_text(diagram.title)}">',
         f"<title>{xml_text(diagram.title)}</title>",
-        _ARROWHEADS,
         f'<text x="{MARGIN}" y="{MARGIN + 14}" font-size="14" font-weight="600" fill="{INK}">'
         f"{xml_text(diagram.title)}</text>",
         *(_edge(diagram, geo, edge) for edge in diagram.edges),
@@ -56,17 +57,23 @@ def diagram_svg(diagram: Diagram) -> str:
         _legend(diagram, geo),
     ]
     if diagram.caption:
-        parts.append(f'<text x="{MARGIN}" y="{MARGIN + TITLE_HEIGHT - 4}" font-size="11" fill="{FAINT_INK}">'
+        parts.append(f'<text x="{MARGIN}" y="{content_top(diagram) - 6}" font-size="11" fill="{FAINT_INK}">'
                      f"{xml_text(diagram.caption)}</text>")
     parts.append("</svg>")
     return "".join(part for part in parts if part)
 
 
-_ARROWHEADS = "<defs>" + "".join(
-    f'<marker id="arrow-{style}" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" '
-    f'orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="{colour}"/></marker>'
-    for style, colour in EDGE_COLOURS.items()
-) + "</defs>"
+def arrowhead(before: tuple[float, float], tip: tuple[float, float], colour: str) -> str:
+    """A filled triangle at ``tip``, pointing the way the line from ``before`` runs. Drawn as a shape of its own,
+    not an SVG marker: marker ids are shared by every picture on a page, and a hidden first picture (in a closed
+    ``<details>``) takes its markers with it."""
+    (x0, y0), (x1, y1) = before, tip
+    length = math.hypot(x1 - x0, y1 - y0) or 1.0
+    ux, uy = (x1 - x0) / length, (y1 - y0) / length
+    back = (x1 - ux * ARROW_LENGTH, y1 - uy * ARROW_LENGTH)
+    corners = (tip, (back[0] - uy * ARROW_HALF_WIDTH, back[1] + ux * ARROW_HALF_WIDTH),
+               (back[0] + uy * ARROW_HALF_WIDTH, back[1] - ux * ARROW_HALF_WIDTH))
+    return f'<path d="M{"L".join(f"{round(x, 1)},{round(y, 1)}" for x, y in corners)}z" fill="{colour}"/>'
 
 
 def _node(node: Node, geo: Geometry) -> str:
@@ -98,8 +105,8 @@ def _edge(diagram: Diagram, geo: Geometry, edge: Edge) -> str:
     dash = ' stroke-dasharray="5,4"' if edge.style == "dashed" else ""
     width = "2" if edge.style == "alarm" else "1.3"
     path = "M" + "L".join(f"{round(x, 1)},{round(y, 1)}" for x, y in points)
-    shape = (f'<path d="{path}" fill="none" stroke="{colour}" stroke-width="{width}"{dash} '
-             f'marker-end="url(#arrow-{edge.style})"/>')
+    shape = (f'<path d="{path}" fill="none" stroke="{colour}" stroke-width="{width}"{dash}/>'
+             + arrowhead(points[-2], points[-1], colour))
     if not edge.label:
         return shape
     (x1, y1), (x2, y2) = points[len(points) // 2 - 1], points[len(points) // 2]

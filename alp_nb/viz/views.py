@@ -45,6 +45,8 @@ VIEWS: Mapping[str, tuple[str, str]] = MappingProxyType({
     "alp_nb.loops.lint.Findings": ("alp_nb.viz.loop_contracts", "findings"),
     "alp_nb.loops.simulator.Simulation": ("alp_nb.viz.simulation", "simulation"),
     "alp_nb.viz.pictures.Picture": ("alp_nb.viz.pictures", "picture"),
+    "alp_nb.viz.timeline_picture.RunTimeline": ("alp_nb.viz.timeline_picture", "run_timeline"),
+    "alp_nb.viz.matrix_picture.MatrixPicture": ("alp_nb.viz.matrix_picture", "matrix_picture"),
 })
 """Each core class (``module.Class``) and its view: the viz module and the stem of its functions."""
 

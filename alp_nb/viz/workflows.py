@@ -1,5 +1,5 @@
-"""Views of workflows: the chain of states, and a workflow in motion (execution snapshots, sessions,
-executions on disk, output contracts and verdicts), as HTML and as plain text."""
+"""Views of workflows: the state machine, and a workflow in motion (execution snapshots, sessions,
+executions on disk, output contracts and verdicts), as HTML (the state machine drawn as SVG) and as plain text."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from alp_nb.base.frozen import thaw
 from alp_nb.workflow.runner import workflow_for
 
 from .html import badge, block, esc, names, status_badge, table
+from .pictures import picture_html
+from .state_machines import Subject, state_machine
 
 if TYPE_CHECKING:
     from alp_nb.agents.output_contract import OutputContract, OutputValidation
@@ -19,18 +21,13 @@ if TYPE_CHECKING:
     from alp_nb.workflow.session import SessionStep, WorkflowSession
 
 
-def workflow_html(workflow: WorkflowDefinition, current: str | None = None) -> str:
-    return block(chain_html(workflow, current))
+def workflow_html(workflow: WorkflowDefinition) -> str:
+    return block(machine_html(workflow))
 
 
-def chain_html(workflow: WorkflowDefinition, current: str | None = None) -> str:
-    boxes = []
-    for state_id, state in workflow.states.items():
-        classes = "state" + (" terminal" if state.terminal else "") + (" current" if state_id == current else "")
-        tools = ", ".join(state.allowed_tools) or "no tools"
-        boxes.append(f'<span class="{classes}"><b>{esc(state_id)}</b><br>'
-                     f'<span class="muted">{esc(tools)}</span></span>')
-    return f"<div>workflow <code>{esc(workflow.id)}</code></div>" + '<span class="arrow">→</span>'.join(boxes)
+def machine_html(subject: Subject, state: WorkflowExecutionState | None = None) -> str:
+    """The state machine of ``subject`` as inline SVG, which scrolls sideways rather than wrapping."""
+    return picture_html(state_machine(subject, state))
 
 
 def workflow_text(workflow: WorkflowDefinition, current: str | None = None) -> str:
@@ -43,12 +40,14 @@ def workflow_text(workflow: WorkflowDefinition, current: str | None = None) -> s
     return "\n".join(lines)
 
 
-def _snapshot_html(state: WorkflowExecutionState, workflow: WorkflowDefinition | None) -> str:
+def _snapshot_html(state: WorkflowExecutionState, machine: Subject | None) -> str:
+    """The status badge and where the execution stands, then its state machine with that state highlighted
+    (``machine`` is the role, workflow or session it runs; None when no workflow of that id is known)."""
     head = (f"<div>{status_badge(state.status)} at <code>{esc(state.current_state)}</code> · "
             f"repair attempts {esc(state.repair_attempts)}</div>")
-    if workflow is None:
+    if machine is None:
         return head + f'<div class="muted">workflow <code>{esc(state.workflow_id)}</code></div>'
-    return head + chain_html(workflow, state.current_state)
+    return head + machine_html(machine, state)
 
 
 def _snapshot_text(state: WorkflowExecutionState, workflow: WorkflowDefinition | None) -> str:
@@ -93,7 +92,7 @@ def session_html(session: WorkflowSession) -> str:
         for row in _history_rows(session)
     ]
     return block(
-        _snapshot_html(session.state, session.definition)
+        _snapshot_html(session.state, session)
         + f"<div>tools now: {names(session.allowed_tools, empty='none')}</div>"
         + f"<details><summary>history ({len(rows)} steps)</summary>{table(HISTORY_HEADERS, rows)}</details>"
     )

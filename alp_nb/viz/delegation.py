@@ -1,0 +1,146 @@
+"""The delegation graph: who may hand work to whom, from the principal down, as a ``Picture``.
+
+A reader reviewing an organisation of agents asks three things of it: who
+delegates to whom, who can change the workspace, and which roles are custom
+(and whether they are trusted). So each delegation is an arrow, and a
+``reports_to`` that is no delegation a dashed one; the one workspace writer
+and the memory-only roles have their own colours; custom agents are dashed
+boxes, greyed out while untrusted or changed. Given definitions that do not
+form a registry, the graph still draws, with a delegation cycle in red and the
+registry's own refusal as its caption.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from itertools import pairwise
+from typing import Any
+
+from alp_nb.agents.builtins import BUILTIN_IDS
+from alp_nb.agents.definition import AgentDefinition, define_agent
+from alp_nb.agents.errors import AgentRegistryError
+from alp_nb.agents.registry import PRINCIPAL, AgentRegistry, create_agent_registry, delegation_cycle
+from alp_nb.agents.trust import TrustStatus
+from alp_nb.agents.trusted_registry import ProjectRegistry
+
+from .diagram import Edge, Node, diagram
+from .geometry import clip
+from .pictures import Picture
+
+PRINCIPAL_NODE = "principal"
+"""The principal's node id; a role's is ``role:<id>`` (``role_node``), so no agent id can take its place."""
+REPORTS_ONLY = "reports to only"
+"""The label of a dashed edge: the lower role reports to the upper one, which may not delegate to it."""
+CAPTION_ID_CHARS = 40
+
+LEGEND: tuple[tuple[str, str], ...] = (
+    ("principal", "the principal"),
+    ("role", "built-in role"),
+    ("writer", "the workspace writer"),
+    ("memory-only", "memory only: no workspace"),
+    ("custom", "custom agent"),
+    ("muted", "untrusted or changed: not delegated to"),
+    ("alarm", "delegation cycle"),
+)
+
+Source = AgentRegistry | ProjectRegistry | Iterable[AgentDefinition | Mapping[str, Any]]
+
+
+def role_node(agent_id: str) -> str:
+    return f"role:{agent_id}"
+
+
+def delegation_graph(source: Source) -> Picture:
+    """The delegation graph of a registry, of a project's session registry (with the custom agents it left out,
+    greyed), or of plain definitions, which may be refused by the registry: then it says why."""
+    statuses: Mapping[str, TrustStatus] = {}
+    caption = ""
+    if isinstance(source, ProjectRegistry):
+        roles = list(source.registry)
+        statuses = source.statuses
+        roles += [definition for definition in source.agents.loaded if not source.registry.has(definition.id)]
+    elif isinstance(source, AgentRegistry):
+        roles = list(source)
+    else:
+        roles = [define_agent(definition) for definition in source]
+        caption = _refusal(roles)
+    firsts: dict[str, AgentDefinition] = {}
+    for definition in roles:
+        firsts.setdefault(definition.id, definition)  # a repeated id is drawn once (the caption says so)
+    roles = list(firsts.values())
+    cycle = delegation_cycle(roles) or ()
+    cycle_edges = set(pairwise(cycle))
+    if cycle:
+        caption = "INVALID_DELEGATION: delegation cycle: " + " -> ".join(clip(step, CAPTION_ID_CHARS) for step in cycle)
+    known = {definition.id for definition in roles}
+    nodes = [Node(PRINCIPAL_NODE, "principal", ("the person in charge",), style="principal")]
+    nodes += [_role(definition, statuses.get(definition.id), definition.id in cycle) for definition in roles]
+    edges: list[Edge] = []
+    for definition in roles:
+        for target in definition.delegates_to:
+            alarm = (definition.id, target) in cycle_edges
+            edges.append(Edge(role_node(definition.id), role_node(target), style="alarm" if alarm else "solid"))
+        parent = definition.reports_to
+        if parent == PRINCIPAL:
+            edges.append(Edge(PRINCIPAL_NODE, role_node(definition.id), style="dashed"))
+        elif definition.id not in _delegates(roles, parent):
+            edges.append(Edge(role_node(parent), role_node(definition.id), style="dashed"))
+    edges = _label_first_reports_only(edges)
+    unknown = {edge.source for edge in edges} | {edge.target for edge in edges}
+    unknown -= {PRINCIPAL_NODE, *(role_node(agent_id) for agent_id in known)}
+    nodes += [Node(node_id, node_id.removeprefix("role:"), ("no such role",), marks=frozenset({"alarm"}))
+              for node_id in sorted(unknown)]
+    used = {node.style for node in nodes} | {mark for node in nodes for mark in node.marks}
+    return Picture(diagram("Delegation", nodes, edges, legend=[entry for entry in LEGEND if entry[0] in used],
+                           caption=caption))
+
+
+def _label_first_reports_only(edges: list[Edge]) -> list[Edge]:
+    """Label the first dashed arrow out of each role: arrows fanning out of one box meet at its edge, so a label
+    on each would print over the others."""
+    labelled: set[str] = set()
+    shown = []
+    for edge in edges:
+        if edge.style == "dashed" and edge.source not in labelled:
+            labelled.add(edge.source)
+            edge = Edge(edge.source, edge.target, REPORTS_ONLY, edge.style)
+        shown.append(edge)
+    return shown
+
+
+def _refusal(roles: list[AgentDefinition]) -> str:
+    """The registry's first refusal of these definitions, as ``CODE: message``, or "" when it accepts them."""
+    try:
+        create_agent_registry(roles)
+    except AgentRegistryError as error:
+        return f"{error.code}: {clip(error.message, 200)}"
+    return ""
+
+
+def _delegates(roles: list[AgentDefinition], agent_id: str) -> tuple[str, ...]:
+    return next((definition.delegates_to for definition in roles if definition.id == agent_id), ())
+
+
+def _role(definition: AgentDefinition, status: TrustStatus | None, in_cycle: bool) -> Node:
+    """A role's box: its display name, then its id and what sets it apart."""
+    workspace = definition.capabilities.workspace
+    custom = definition.id not in BUILTIN_IDS
+    if custom:
+        style = "custom"
+    elif workspace.write_roots:
+        style = "writer"
+    elif not workspace.read_roots:
+        style = "memory-only"
+    else:
+        style = "role"
+    notes = [definition.id]
+    if custom and workspace.write_roots:
+        notes.append("writes the workspace")
+    elif custom and not workspace.read_roots:
+        notes.append("memory only")
+    if status in ("untrusted", "changed"):
+        notes.append(status)
+    marks = {"muted"} if status in ("untrusted", "changed") else set()
+    if in_cycle:
+        marks.add("alarm")
+    return Node(role_node(definition.id), definition.display_name, tuple(notes), style, frozenset(marks))

@@ -1,0 +1,120 @@
+"""A run's timeline drawn with matplotlib, for users who compose figures: the same lanes, bars, colours and
+caption as the SVG, on an ``Axes`` of theirs, or on a new figure whose second panel shows the tokens by phase.
+
+Bars are drawn as one collection per outcome, so a picture of ``MAX_BARS`` calls draws as fast as one of ten.
+Text from the run is never read as mathtext (``parse_math=False``): a ``$`` in a phase name stays a dollar sign.
+matplotlib is imported only when a timeline is drawn.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .geometry import clip
+from .palette import FAINT_INK, INK
+from .timeline_layout import MIN_BAR, OUTCOME_STYLES, PLOT_WIDTH, TOKEN_COLOURS, TimelineLayout
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+LANE_GAP = 0.4
+"""Space between lanes, in rows."""
+LABEL_CHARS = 26
+TITLE_CHARS = 120
+CAPTION_CHARS = 150
+LANE_SHADES = ("#f7f9fc", "#ffffff")
+
+
+def draw_timeline(title: str, layout: TimelineLayout, ax: Axes | None = None) -> Axes:
+    """The calls lane by lane on ``ax`` (returned); with none, a new figure with the tokens by phase below."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        calls_height = 1.9 + 0.14 * len(layout.caption) + 0.2 * (layout.rows + LANE_GAP * len(layout.lanes))
+        tokens_height = 0.9 + 0.32 * max(len(layout.tokens), 1)
+        _, (ax, tokens_ax) = plt.subplots(2, 1, figsize=(10, calls_height + tokens_height),
+                                          height_ratios=(calls_height, tokens_height), layout="constrained")
+        draw_tokens(layout, tokens_ax)
+    _draw_calls(title, layout, ax)
+    return ax
+
+
+def _draw_calls(title: str, layout: TimelineLayout, ax: Axes) -> None:
+    from matplotlib.collections import LineCollection, PolyCollection
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    per, unit = layout.unit
+    end = layout.duration / per
+    narrowest = end * MIN_BAR / PLOT_WIDTH
+    tops, centres = {}, []
+    for index, lane in enumerate(layout.lanes):
+        top = lane.first_row + index * LANE_GAP
+        ax.axhspan(top, top + lane.rows + LANE_GAP, color=LANE_SHADES[index % 2], zorder=0, linewidth=0)
+        tops[lane.first_row] = top
+        centres.append(top + (lane.rows + LANE_GAP) / 2)
+    row_top = {lane.first_row + row: tops[lane.first_row] + LANE_GAP / 2 + row
+                for lane in layout.lanes for row in range(lane.rows)}
+    for outcome, (colour, _) in OUTCOME_STYLES.items():
+        bars = [bar for bar in layout.bars if bar.span.outcome == outcome]
+        if outcome == "cached":
+            ax.add_collection(LineCollection([((bar.span.start / per, row_top[bar.row]),
+                                               (bar.span.start / per, row_top[bar.row] + 0.95)) for bar in bars],
+                                             colors=colour, linewidths=1.2))
+        elif bars:
+            boxes = []
+            for bar in bars:
+                left, right, top = bar.span.start / per, bar.span.end / per, row_top[bar.row] + 0.15
+                right = max(right, left + narrowest)
+                boxes.append(((left, top), (right, top), (right, top + 0.7), (left, top + 0.7)))
+            ax.add_collection(PolyCollection(boxes, facecolors=colour, edgecolors="none"))
+    bottom = layout.rows + LANE_GAP * len(layout.lanes)
+    for bar in layout.labelled:
+        ax.text(bar.span.start / per + narrowest, row_top[bar.row] + 0.5, bar.span.label, fontsize=7,
+                color="#ffffff", va="center", clip_on=True, parse_math=False)
+    for start, summary in layout.resumes:
+        near_end = start.at > layout.duration * 0.85
+        ax.axvline(start.at / per, color=FAINT_INK, linestyle="--", linewidth=0.8, zorder=0.5)
+        ax.text(start.at / per, 0, f" {summary} ", fontsize=7, color=FAINT_INK, va="bottom",
+                ha="right" if near_end else "left")
+    ax.set_xlim(0, end * 1.01)  # room for a tick at the very end
+    ax.set_ylim(max(bottom, 1), 0)
+    ax.set_xticks([at / per for at in layout.ticks], [f"{at / per:g}" for at in layout.ticks])
+    ax.set_xlabel(f"time ({unit})", fontsize=8)
+    ax.set_yticks(centres, [clip(lane.phase, LABEL_CHARS) for lane in layout.lanes], parse_math=False)
+    ax.tick_params(labelsize=8, length=0)
+    for side in ("top", "right", "left"):
+        ax.spines[side].set_visible(False)
+    handles = [Line2D([], [], color=OUTCOME_STYLES[o][0], linewidth=1.5, label=OUTCOME_STYLES[o][1])
+               if o == "cached" else Patch(color=OUTCOME_STYLES[o][0], label=OUTCOME_STYLES[o][1])
+               for o in layout.outcomes]
+    if handles:
+        ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0, 1.0), ncols=len(handles), frameon=False,
+                  fontsize=7.5, borderaxespad=0.2, handlelength=1.2)
+    caption = "\n".join(clip(line, CAPTION_CHARS) for line in layout.caption)
+    ax.annotate(caption, (0, 1), xycoords="axes fraction", xytext=(0, 18), textcoords="offset points",
+                va="bottom", fontsize=7.5, color=FAINT_INK, parse_math=False)
+    ax.set_title(clip(title, TITLE_CHARS), loc="left", fontsize=10, fontweight="bold", color=INK,
+                 pad=22 + 10.5 * len(layout.caption), parse_math=False)
+
+
+def draw_tokens(layout: TimelineLayout, ax: Axes) -> Axes:
+    """Two bars a phase on ``ax``: the tokens of this attempt, and of all attempts, each with its number."""
+    rows = layout.tokens
+    places = range(len(rows))
+    for offset, value_of, (colour, meaning) in ((-0.2, lambda row: row.attempt, TOKEN_COLOURS[0]),
+                                                (0.2, lambda row: row.cumulative, TOKEN_COLOURS[1])):
+        bars = ax.barh([place + offset for place in places], [value_of(row) for row in rows], height=0.38,
+                       color=colour, label=meaning)
+        ax.bar_label(bars, [f"{value_of(row):,}" for row in rows], padding=3, fontsize=7, color=FAINT_INK)
+    ax.set_yticks(list(places), [clip(row.phase, LABEL_CHARS) for row in rows], parse_math=False)
+    ax.set_ylim(len(rows) - 0.5 if rows else 0.5, -0.5)
+    ax.margins(x=0.12)
+    ax.tick_params(labelsize=8, length=0)
+    ax.set_xlabel("tokens", fontsize=8)
+    for side in ("top", "right", "left"):
+        ax.spines[side].set_visible(False)
+    ax.set_title("Tokens by phase", loc="left", fontsize=9, fontweight="bold", color=INK)
+    ax.legend(loc="lower right", bbox_to_anchor=(1, 1.0), ncols=2, frameon=False, fontsize=7.5,
+              borderaxespad=0.2)
+    return ax

@@ -1,0 +1,14 @@
+"""The widgets layer: ipywidgets composites a notebook user clicks, each driving its model through public
+controls; the only package that imports ipywidgets.
+
+Every public name is listed below and imported on first use (see ``alp_nb.base.lazy``).
+"""
+
+from typing import TYPE_CHECKING
+
+from alp_nb.base.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .run_progress import RunProgress as RunProgress
+
+__getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)

@@ -1,0 +1,359 @@
+"""The timeline of a run: one span per agent call with how it went, lanes per phase, tokens by phase; drawn with
+matplotlib, as SVG and as text, the same calls in each, however hostile the labels or large the run."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections import Counter
+from xml.etree import ElementTree
+
+import matplotlib
+import pytest
+from runtime_support import OK_SCHEMA
+
+from alp_nb.runtime import MockAgentRunner, RunnerOutput, RunStore, WorkflowRegistry, run_workflow
+from alp_nb.viz import VizError
+from alp_nb.viz.timeline import CALL_OUTCOMES, NO_PHASE, CallSpan, PhaseTokens, Timeline, timeline_from, timeline_of
+from alp_nb.viz.timeline_layout import MAX_BARS, MAX_LANES, MAX_ROWS, timeline_layout
+from alp_nb.viz.timeline_picture import RunTimeline, run_timeline
+from alp_nb.viz.views import formats_of, render
+
+matplotlib.use("Agg")
+SVG = "{http://www.w3.org/2000/svg}"
+CHANGES = {"changes": "rename parse() to load()"}
+HOSTILE = ['<script>alert(1)</script>', '"><img onerror=x>', "</svg>", "]]>", "right\u202eto-left", "zero\u200bwidth"]
+
+
+@pytest.fixture
+def store(tmp_path):
+    return RunStore(tmp_path / "runs")
+
+
+def review(store, resume=None):
+    return asyncio.run(run_workflow("review-changes", None if resume else CHANGES, resume, store=store,
+                                    runner=MockAgentRunner()))
+
+
+def one_workflow(script, phases=()):
+    workflows = WorkflowRegistry()
+    workflows.register({"name": "wf", "description": "test", "phases": list(phases)}, script)
+    return workflows
+
+
+def run_script(store, script, runner, phases=()):
+    return asyncio.run(run_workflow("wf", store=store, registry=one_workflow(script, phases), runner=runner))
+
+
+def outcomes(timeline):
+    return {span.label: span.outcome for span in timeline.spans}
+
+
+# --- the model --------------------------------------------------------------------------------------------------
+
+
+def test_a_fresh_run_has_one_live_span_per_call_in_the_lane_of_its_phase(store):
+    run = review(store)
+    timeline = timeline_of(run)
+    journal = store.load(run.run_id).journal
+    assert len(timeline.spans) == len(journal) == run.task.usage.attempt.agents
+    assert Counter(span.outcome for span in timeline.spans) == {"live": len(journal)}
+    assert {span.key for span in timeline.spans} == {entry.key for entry in journal}
+    assert timeline.phases == ("Review", "Verify")
+    assert {span.phase for span in timeline.spans if span.label.startswith("audit:")} == {"Review"}
+    assert all(0 <= span.start <= span.end <= timeline.duration for span in timeline.spans)
+
+
+def test_each_call_costs_its_journaled_tokens_and_the_phases_add_up_to_the_snapshot(store):
+    run = review(store)
+    timeline = timeline_of(run)
+    by_key = {entry.key: entry.tokens for entry in store.load(run.run_id).journal}
+    assert {span.key: span.tokens for span in timeline.spans} == by_key
+    assert sum(row.cumulative for row in timeline.tokens) == run.task.usage.cumulative.tokens
+    assert [row.phase for row in timeline.tokens] == ["Review", "Verify"]
+    assert all(row.attempt == row.cumulative for row in timeline.tokens)
+
+
+def test_a_resumed_run_serves_every_call_cached_in_its_second_attempt_and_spends_nothing_there(store):
+    first = review(store)
+    again = review(store, resume=first.run_id)
+    timeline = timeline_of(again)
+    assert [start.number for start in timeline.attempts] == [1, 2]
+    second = [span for span in timeline.spans if span.attempt == 2]
+    assert len(second) == first.task.usage.attempt.agents
+    assert {span.outcome for span in second} == {"cached"} and all(span.start == span.end for span in second)
+    assert all(span.tokens == 0 for span in second)
+    assert min(span.start for span in second) >= timeline.attempts[1].at >= max(
+        span.end for span in timeline.spans if span.attempt == 1)
+    assert sum(row.attempt for row in timeline.tokens) == 0
+    assert sum(row.cumulative for row in timeline.tokens) == again.task.usage.cumulative.tokens
+
+
+def test_a_call_whose_first_answer_broke_its_schema_is_retried_and_costs_both_answers(store):
+    class BreaksFirst:
+        blocking = False
+
+        def __init__(self):
+            self.answers = iter([RunnerOutput({"ok": "yes"}, 7), RunnerOutput({"ok": True}, 5)])
+
+        def run(self, prompt, schema, label):
+            return next(self.answers)
+
+    async def script(ctx, args):
+        ctx.phase("Check")
+        return await ctx.agent("question", schema=OK_SCHEMA, label="q")
+
+    timeline = timeline_of(run_script(store, script, BreaksFirst(), ("Check",)))
+    (span,) = timeline.spans
+    assert (span.label, span.phase, span.outcome, span.tokens) == ("q", "Check", "retried", 12)
+    assert timeline.tokens == (PhaseTokens("Check", 12, 12),)
+
+
+def test_a_failed_call_is_failed_and_the_siblings_it_stopped_are_cancelled(store):
+    class Mixed:
+        async def run(self, prompt, schema, label):
+            if label == "slow":
+                await asyncio.sleep(30)
+            if label == "broken":
+                await asyncio.sleep(0.01)
+                raise RuntimeError("runner broke")
+            return RunnerOutput(label, 1)
+
+    async def script(ctx, args):
+        ctx.phase("Fan-out")
+        return await ctx.parallel([lambda: ctx.agent("a", label="fast"), lambda: ctx.agent("b", label="broken"),
+                                   lambda: ctx.agent("c", label="slow")])
+
+    run = run_script(store, script, Mixed(), ("Fan-out",))
+    assert run.status == "failed"
+    timeline = timeline_of((store, run.run_id))
+    assert outcomes(timeline) == {"fast": "live", "broken": "failed", "slow": "cancelled"}
+    broken = next(span for span in timeline.spans if span.label == "broken")
+    assert broken.end - broken.start >= 0.01
+
+
+def test_a_call_still_open_when_its_attempt_ends_is_unfinished(store):
+    run = review(store)
+    snapshot = store.snapshot(run.run_id)
+    events = [{"type": "task_started", "attempt": 1, "ts": 100.0},
+              {"type": "workflow_agent", "status": "started", "key": "agent-1", "label": "hangs", "phase": "P",
+               "ts": 101.0},
+              {"type": "workflow_log", "message": "still going", "ts": 105.0}]
+    (span,) = timeline_from(snapshot, (), (), events).spans
+    assert (span.outcome, span.start, span.end) == ("unfinished", 1.0, 5.0)
+
+
+def test_events_with_missing_or_mistyped_fields_are_skipped_not_trusted(store):
+    run = review(store)
+    events = [{"type": "workflow_agent", "status": "done", "key": "agent-1", "ts": "noon"},
+              {"type": "workflow_agent", "status": "done", "key": 7, "ts": 1.0},
+              {"type": "workflow_agent", "status": "done", "key": "agent-2", "label": ["x"], "phase": 3, "ts": 2.0},
+              {"type": "workflow_agent", "status": "done", "key": "agent-3", "ts": True}]
+    (span,) = timeline_from(store.snapshot(run.run_id), (), (), events).spans
+    assert (span.key, span.label, span.phase) == ("agent-2", "agent-2", NO_PHASE)
+
+
+def test_idle_time_between_attempts_is_left_out_of_the_clock_and_said(store):
+    run = review(store)
+    events = [{"type": "task_started", "attempt": 1, "ts": 0.0},
+              {"type": "workflow_agent", "status": "started", "key": "agent-a", "phase": "P", "ts": 1.0},
+              {"type": "workflow_agent", "status": "done", "key": "agent-a", "phase": "P", "ts": 3.0},
+              {"type": "task_started", "attempt": 2, "ts": 7203.0},
+              {"type": "workflow_agent", "status": "cached", "key": "agent-a", "phase": "P", "ts": 7204.0}]
+    timeline = timeline_from(store.snapshot(run.run_id), (), (), events)
+    assert [(span.start, span.end, span.attempt) for span in timeline.spans] == [(1.0, 3.0, 1), (4.0, 4.0, 2)]
+    assert (timeline.attempts[1].at, timeline.attempts[1].idle_before) == (3.0, 7200.0)
+    assert "attempt 2 began after 2 h idle, left out of the time axis" in timeline_layout(timeline).caption
+
+
+def test_a_stored_run_alone_gives_its_journaled_calls_and_says_what_is_missing(store):
+    first = review(store)
+    review(store, resume=first.run_id)
+    timeline = timeline_of(store.load(first.run_id))
+    assert Counter(span.outcome for span in timeline.spans) == {"live": first.task.usage.attempt.agents}
+    assert "cached, failed and cancelled calls are not shown" in timeline.note
+
+
+def test_every_kind_of_run_gives_the_same_timeline(store):
+    run = review(store)
+    assert timeline_of(run) == timeline_of((store, run.run_id))
+    timeline = timeline_of(run)
+    assert timeline_of(timeline) is timeline
+    with pytest.raises(TypeError, match="no timeline of a dict"):
+        timeline_of({"run": run.run_id})  # type: ignore[arg-type]  # the refusal is what is tested
+
+
+# --- the layout -------------------------------------------------------------------------------------------------
+
+
+def span(index, phase="P", start=0.0, end=1.0, outcome="live"):
+    return CallSpan(f"agent-{index}", f"call-{index}", phase, start, end, outcome, 1)
+
+
+def test_overlapping_calls_take_rows_of_their_lane_and_calls_in_turn_share_one():
+    parallel = [span(index, start=0.0, end=1.0) for index in range(3)]
+    in_turn = [span(3 + index, "Q", start=index, end=index + 1) for index in range(3)]
+    layout = timeline_layout(Timeline("t", (*parallel, *in_turn)))
+    assert [(lane.phase, lane.rows) for lane in layout.lanes] == [("P", 3), ("Q", 1)]
+    assert sorted(bar.row for bar in layout.bars if bar.span.phase == "P") == [0, 1, 2]
+    assert {bar.row for bar in layout.bars if bar.span.phase == "Q"} == {3}
+
+
+def test_a_lane_never_has_more_rows_than_the_cap():
+    layout = timeline_layout(Timeline("t", tuple(span(index) for index in range(50))))
+    assert layout.rows == MAX_ROWS and len(layout.bars) == 50
+
+
+def test_phases_beyond_the_lane_cap_share_one_lane():
+    spans = tuple(span(index, f"phase {index}") for index in range(MAX_LANES + 10))
+    layout = timeline_layout(Timeline("t", spans))
+    assert len(layout.lanes) == MAX_LANES and layout.lanes[-1].phase == "11 more phases"
+
+
+def test_a_hundred_thousand_calls_draw_at_most_the_cap_and_the_caption_counts_the_rest():
+    kinds = ("live",) * 96 + ("cached", "retried", "failed", "cancelled")
+    spans = tuple(span(index, ("Review", "Verify")[index % 2], index * 0.01, index * 0.01 + 0.5, kinds[index % 100])
+                  for index in range(100_000))
+    picture = RunTimeline(Timeline("huge", spans, (PhaseTokens("Review", 5, 50_000), PhaseTokens("Verify", 5, 50_000))))
+    layout = picture.layout
+    assert len(layout.bars) == MAX_BARS
+    assert sum(bar.span.outcome == "failed" for bar in layout.bars) == 1000  # every failed call is drawn
+    assert "drew 2,000 of 100,000 calls: the failed and unfinished, then an even sample over time; not drawn:" \
+        in layout.caption
+    left_out = [re.match(r"(Review|Verify): ([\d,]+) \(", line) for line in layout.caption]
+    assert sum(int(match[2].replace(",", "")) for match in left_out if match) == 100_000 - MAX_BARS
+    svg = picture.to_svg()
+    # 2,000 bars of about 140 bytes each with their tooltips, plus a fixed frame: well under half a megabyte,
+    # what a notebook cell should carry, whatever the run's length.
+    assert len(svg.encode()) < 400_000
+    root = ElementTree.fromstring(svg)
+    assert len([rect for rect in root.iter(f"{SVG}rect") if rect.find(f"{SVG}title") is not None]) == MAX_BARS
+    assert "100,000" in picture.to_text()
+
+
+# --- the formats ------------------------------------------------------------------------------------------------
+
+
+def test_the_svg_is_well_formed_and_holds_the_phases_legend_and_a_tooltip_per_call(store):
+    picture = run_timeline(review(store, resume=review(store).run_id))
+    root = ElementTree.fromstring(picture.to_svg())
+    texts = {element.text for element in root.iter(f"{SVG}text")}
+    assert {"Review", "Verify", "answered", "from the journal (a tick)", "Tokens by phase", "this attempt",
+            "all attempts"} <= texts
+    assert any(text.startswith("attempt 2 · 10 cached") for text in texts)
+    tooltips = [rect.find(f"{SVG}title").text for rect in root.iter(f"{SVG}rect")
+                if rect.find(f"{SVG}title") is not None]
+    assert len(tooltips) == len(picture.timeline.spans) == 20
+    assert any(re.match(r"audit:security · Review · cached · 0 ms · 0 tokens · attempt 2", tip) for tip in tooltips)
+
+
+def test_each_outcome_has_its_own_colour_and_legend_entry():
+    spans = tuple(span(index, outcome=outcome) for index, outcome in enumerate(CALL_OUTCOMES))
+    picture = RunTimeline(Timeline("all outcomes", spans))
+    assert picture.layout.outcomes == CALL_OUTCOMES
+    root = ElementTree.fromstring(picture.to_svg())
+    fills = [group.get("fill") for group in root.iter(f"{SVG}g") if group.get("fill")]
+    assert len(fills) == len(set(fills)) == len(CALL_OUTCOMES)
+    legend = {element.text for element in root.iter(f"{SVG}text")}
+    assert {"answered", "answered twice (schema retry)", "from the journal (a tick)", "failed", "cancelled",
+            "never ended"} <= legend
+
+
+def test_draw_makes_two_panels_with_the_phases_the_legend_and_the_title(store):
+    picture = run_timeline(review(store))
+    ax = picture.draw()
+    assert len(ax.figure.axes) == 2
+    calls, tokens = ax.figure.axes
+    assert calls is ax
+    assert [label.get_text() for label in calls.get_yticklabels()] == ["Review", "Verify"]
+    assert [label.get_text() for label in tokens.get_yticklabels()] == ["Review", "Verify"]
+    assert [text.get_text() for text in calls.get_legend().get_texts()] == ["answered"]
+    assert calls.get_title(loc="left") == picture.timeline.title
+    assert tokens.get_title(loc="left") == "Tokens by phase"
+
+
+def test_draw_on_given_axes_draws_only_the_calls(store):
+    import matplotlib.pyplot as plt
+
+    figure, ax = plt.subplots()
+    assert run_timeline(review(store)).draw(ax) is ax and figure.axes == [ax]
+
+
+def test_the_text_is_a_table_of_phases_with_calls_tokens_and_the_failures_by_name():
+    spans = (span(1, "Plan"), span(2, "Act", outcome="failed"), span(3, "Act", outcome="retried"))
+    text = RunTimeline(Timeline("demo", spans, (PhaseTokens("Plan", 1, 1), PhaseTokens("Act", 2, 9)))).to_text()
+    lines = text.splitlines()
+    assert lines[:2] == ["demo", "3 calls (1 live, 1 retried, 1 failed) over 1 s"]
+    assert lines[2].split() == ["phase", "calls", "live", "retried", "failed", "call", "time", "tokens", "this",
+                                "attempt", "all", "attempts"]
+    assert lines[3].split() == ["Plan", "1", "1", "0", "0", "1", "s", "1", "1"]
+    assert lines[4].split() == ["Act", "2", "0", "1", "1", "2", "s", "2", "9"]
+    assert lines[5:] == ["  failed: call-2 (Act, attempt 1, 1 s)", "  retried: call-3 (Act, attempt 1, 1 s)"]
+
+
+def test_a_timeline_shows_in_a_notebook_through_the_one_rendering_path(store):
+    picture = run_timeline(review(store))
+    assert formats_of(picture) == ("html", "text", "svg")
+    assert render(picture, "svg") == picture.to_svg()
+    assert render(picture, "html").startswith('<div class="alp-picture"')
+    assert render(picture, "text") == picture.to_text()
+    assert set(picture._repr_mimebundle_()) == {"text/html", "text/plain", "image/svg+xml"}
+    with pytest.raises(VizError) as refused:
+        render(picture, "mermaid")
+    assert refused.value.code == "NO_VIEW"
+
+
+def test_a_run_with_no_calls_still_draws():
+    picture = RunTimeline(Timeline("empty", ()))
+    ElementTree.fromstring(picture.to_svg())
+    assert picture.to_text().splitlines()[:2] == ["empty", "no agent calls"]
+    assert picture.draw() is not None
+
+
+# --- hostile text -----------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def hostile_run(store):
+    """A run whose phase titles and call labels are hostile strings, and one a 10 KB label."""
+    async def script(ctx, args):
+        for text in HOSTILE:
+            ctx.phase(text)
+            await ctx.agent(f"prompt {text}", label=text)
+        await ctx.agent("long", label="L" * 10_000)
+
+    run = run_script(store, script, MockAgentRunner())
+    assert run.status == "completed"
+    return run_timeline(run)
+
+
+def test_hostile_labels_and_phases_never_reach_the_svg_or_html_as_markup(hostile_run):
+    svg, html = hostile_run.to_svg(), render(hostile_run, "html")
+    ElementTree.fromstring(svg)
+    for document in (svg, html):
+        assert "<script" not in document and "<img" not in document and "]]>" not in document
+        assert document.count("</svg>") == 1 and "\u202e" not in document and "\u200b" not in document
+    assert "&lt;script&gt;" in svg and "right\\u202eto-left" in svg
+    assert len(svg.encode()) < 40_000  # the 10 KB label is clipped wherever it is shown
+
+
+def test_hostile_labels_and_phases_are_escaped_in_the_text_and_on_matplotlib(hostile_run):
+    text = hostile_run.to_text()
+    assert "\u202e" not in text and "right\\u202eto-left" in text and "\u200b" not in text
+    assert max(len(line) for line in text.splitlines()) < 300
+    ax = hostile_run.draw()
+    labels = [label.get_text() for label in ax.get_yticklabels()]
+    assert '<script>alert(1)</script>' in labels and all(len(label) <= 26 for label in labels)
+
+
+def test_a_dollar_sign_in_a_phase_is_drawn_as_written_not_as_mathtext():
+    picture = RunTimeline(Timeline("$\\frac{", (span(1, "costs $\\frac{ and $x^"),)))
+    ax = picture.draw()
+    ax.figure.canvas.draw()  # mathtext would refuse the unbalanced \frac here
+    assert ax.get_yticklabels()[0].get_text() == "costs $\\frac{ and $x^"
+
+
+def test_the_timeline_model_is_plain_json_friendly_data(store):
+    timeline = timeline_of(review(store))
+    assert json.loads(json.dumps([span.__dict__ for span in timeline.spans]))

@@ -1,0 +1,64 @@
+"""RunProgress follows a live run through its events; ``progress=True`` shows one where a display is plugged in."""
+
+import pytest
+
+import alp_nb
+from alp_nb.runtime.progress import show_progress_with
+from alp_nb.widgets import RunProgress
+from alp_nb.widgets.notebook import shown_progress
+
+
+@pytest.fixture
+def plugged():
+    made = []
+
+    def display():
+        made.append(RunProgress())
+        return made[-1]
+
+    show_progress_with(display)
+    yield made
+    show_progress_with(None)
+
+
+def agent(status, phase="Review"):
+    return {"type": "workflow_agent", "status": status, "key": "agent-x", "label": "x", "phase": phase}
+
+
+def test_the_bar_counts_finished_calls_of_those_started_and_names_the_phase():
+    progress = RunProgress()
+    for event in [{"type": "workflow_phase", "title": "Review"}, agent("started"), agent("started"),
+                  agent("cached"), agent("done"), agent("failed")]:
+        progress(event)
+    assert (progress.bar.value, progress.bar.max) == (3, 3)
+    assert progress.phase.value == "phase <b>Review</b> · 3 of 3 calls finished (1 cached, 1 failed)"
+
+
+def test_the_end_of_the_run_colours_the_bar_and_names_the_run():
+    progress = RunProgress()
+    progress({"type": "task_notification", "runId": "wf_x_0123456789abcdef", "status": "failed",
+              "error": "<b>boom</b>"})
+    assert progress.bar.bar_style == "danger"
+    assert progress.status.value == "run <code>wf_x_0123456789abcdef</code> failed: &lt;b&gt;boom&lt;/b&gt;"
+
+
+def test_progress_true_follows_the_run_in_the_plugged_display(tmp_path, plugged):
+    run = alp_nb.run_workflow_sync("review-changes", {"changes": "fix"}, store=tmp_path, progress=True)
+    (progress,) = plugged
+    assert run.status == "completed" and progress.bar.value == progress.bar.max > 0
+    assert progress.bar.bar_style == "success" and run.run_id in progress.status.value
+
+
+def test_progress_true_with_nowhere_to_show_it_is_refused_with_a_hint(tmp_path):
+    show_progress_with(None)
+    with pytest.raises(alp_nb.WorkflowInputError) as refused:
+        alp_nb.run_workflow_sync("review-changes", {"changes": "fix"}, store=tmp_path / "runs", progress=True)
+    assert refused.value.code == "INVALID_OPTION" and "on_event" in refused.value.message
+    assert not (tmp_path / "runs").exists()
+
+
+def test_the_notebook_display_shows_a_fresh_widget(monkeypatch):
+    shown = []
+    monkeypatch.setattr("IPython.display.display", shown.append)
+    progress = shown_progress()
+    assert shown == [progress] and isinstance(progress, RunProgress)
