@@ -38,6 +38,7 @@ def _bundle(obj: Any) -> dict[str, str]:
 
 
 def _pretty(obj: Any, printer: RepresentationPrinter, cycle: bool) -> None:
+    from .terminal import plain
     from .views import render
 
-    printer.text(render(obj, "text"))
+    printer.text(plain(render(obj, "text")))

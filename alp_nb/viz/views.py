@@ -17,6 +17,7 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from .errors import VizError
+from .terminal import plain
 
 Format = Literal["html", "text", "markdown", "svg", "mermaid"]
 FORMATS: tuple[Format, ...] = ("html", "text", "markdown", "svg", "mermaid")
@@ -67,8 +68,12 @@ def formats_of(obj: Any) -> tuple[Format, ...]:
 
 
 def mimebundle(obj: Any) -> dict[str, str]:
-    """What a notebook shows for ``obj``: every format it has that a notebook can display, plain text always."""
-    return {MIME_TYPES[fmt]: render(obj, fmt) for fmt in formats_of(obj) if fmt in MIME_TYPES}
+    """What a notebook shows for ``obj``: every format it has that a notebook can display, plain text always. The
+    plain text has its control characters shown as ``\\xNN``: a notebook obeys ANSI escapes in plain text."""
+    bundle = {MIME_TYPES[fmt]: render(obj, fmt) for fmt in formats_of(obj) if fmt in MIME_TYPES}
+    if "text/plain" in bundle:
+        bundle["text/plain"] = plain(bundle["text/plain"])
+    return bundle
 
 
 def view_of(cls: type) -> tuple[str, str] | None:
