@@ -115,7 +115,13 @@ if TYPE_CHECKING:
         state_machine as state_machine,
         status_lifecycle as status_lifecycle,
     )
-    from .widgets import RunProgress as RunProgress
+    from .widgets import (
+        ContractEditor as ContractEditor,
+        RegistryExplorer as RegistryExplorer,
+        RunProgress as RunProgress,
+        RunViewer as RunViewer,
+        WorkflowStepper as WorkflowStepper,
+    )
     from .workflow import (
         MAX_OUTPUT_REPAIR_ATTEMPTS as MAX_OUTPUT_REPAIR_ATTEMPTS,
         WORKFLOW_ERROR_CODES as WORKFLOW_ERROR_CODES,

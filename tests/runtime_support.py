@@ -149,6 +149,25 @@ class FailingRunner(MockAgentRunner):
         return super().run(prompt, schema, label)
 
 
+class SiblingFailure:
+    """Answers any label; ``broken`` raises after a moment; ``slow`` waits until that failure cancels it."""
+
+    async def run(self, prompt, schema, label):
+        if label == "slow":
+            await asyncio.sleep(30)
+        if label == "broken":
+            await asyncio.sleep(0.01)
+            raise RuntimeError("runner broke: <script>alert(1)</script>")
+        return RunnerOutput({"answer": label}, 3)
+
+
+def run_script(store, script, runner, phases=(), **options):
+    """``script`` saved as ``wf`` (with ``phases``) and run to its end with ``runner``."""
+    workflows = WorkflowRegistry()
+    workflows.register({"name": "wf", "description": "test", "phases": list(phases)}, script)
+    return asyncio.run(run_workflow("wf", store=store, registry=workflows, runner=runner, **options))
+
+
 class CountingRunner:
     """A runner whose every answer differs, as a real model's do: ``answer 1``, ``answer 2``, ..."""
 

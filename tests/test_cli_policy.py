@@ -1,6 +1,7 @@
 """``alp-nb policy check``: one what-if question to the policy engine, answered as the ``Authorization`` text view
-shows it (``ALLOWED``, or ``DENIED  <CODE>: <reason>``), exit 0 when allowed and 1 when denied, 2 for a question
-asked the wrong way; the registry is the one a session in the project gets, trusted custom agents included."""
+shows it (``ALLOWED``, or ``DENIED  <CODE>: <reason>`` and the rule behind the code), exit 0 when allowed and 1 when
+denied, 2 for a question asked the wrong way; the registry is the one a session in the project gets, trusted custom
+agents included."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ from pathlib import Path
 import pytest
 from custom_agent_files import write_agent
 
-from alp_nb.agents import TrustStore, load_project_agents
+from alp_nb.agents import POLICY_ERROR_CODES, TrustStore, load_project_agents
 from alp_nb.cli import main
+from alp_nb.viz.policy_codes import POLICY_RULES
 
 
 @pytest.fixture
@@ -49,13 +51,21 @@ def check(capsys, project: Path, *argv: str) -> tuple[int, list[str], str]:
      "DENIED  MCP_SERVER_NOT_GRANTED: mcp server `docs` is not granted to `main`"),
     (("--actor", "nobody", "--tool", "Read"), 1, "DENIED  UNKNOWN_ACTOR: unknown actor `nobody`"),
 ])
-def test_the_answer_is_the_authorization_text_and_the_exit_code_says_yes_or_no(capsys, project, argv, code, answer):
+def test_the_answer_is_the_authorization_text_then_a_denials_rule_and_the_exit_code_says_yes_or_no(
+        capsys, project, argv, code, answer):
     got, out, err = check(capsys, project, *argv)
     assert (got, err) == (code, "")
     if answer is None:
         assert out[0].startswith("DENIED  WORKSPACE_READ_ONLY: execution workspace ")
     else:
-        assert out == [answer]
+        assert out[0] == answer
+    denied = out[0].split()[1].rstrip(":") if code else None
+    assert out[1:] == ([f"RULE     {POLICY_RULES[denied]}"] if denied else [])
+
+
+def test_every_policy_code_has_one_rule_of_one_line_in_the_codes_order():
+    assert tuple(POLICY_RULES) == POLICY_ERROR_CODES
+    assert all(rule and rule == " ".join(rule.split()) for rule in POLICY_RULES.values())
 
 
 @pytest.mark.parametrize("argv", [
@@ -77,17 +87,19 @@ def test_an_untrusted_project_agent_is_not_in_the_registry_and_a_note_says_why(c
     code, out, _ = check(capsys, project, "--actor", "main", "--target", "migrator")
     assert code == 1
     assert out == ["DENIED  UNKNOWN_TARGET: unknown delegation target `migrator`",
+                   "RULE     work is delegated only to a role in the registry",
                    "NOTE     `migrator` is never trusted — run `alp-nb agent add` to approve it"]
     TrustStore().trust(project, load_project_agents(project).loaded[0])
     assert check(capsys, project, "--actor", "main", "--target", "migrator")[:2] == (0, ["ALLOWED"])
     write_agent(project, "migrator", displayName="Migrator, edited")
     code, out, _ = check(capsys, project, "--actor", "migrator", "--tool", "Read")
     assert code == 1
-    assert out[1] == ("NOTE     `migrator` is edited since it was trusted — denied until `alp-nb agent add` "
+    assert out[2] == ("NOTE     `migrator` is edited since it was trusted — denied until `alp-nb agent add` "
                       "approves it again")
 
 
 def test_an_actor_from_an_agent_file_is_printed_escaped(capsys, project):
     code, out, _ = check(capsys, project, "--actor", "ev\x1b[2Jil", "--tool", "Read")
     assert code == 1
-    assert out == ["DENIED  UNKNOWN_ACTOR: unknown actor `ev\\x1b[2Jil`"]
+    assert out == ["DENIED  UNKNOWN_ACTOR: unknown actor `ev\\x1b[2Jil`",
+                   "RULE     only a role in the registry may ask anything"]

@@ -136,9 +136,11 @@ def test_text_lists_each_role_under_whom_it_reports_to():
     assert "      → Worker 🛠️" in text.splitlines()
 
 
-def test_draw_returns_axes_with_the_labels():
+def test_draw_returns_axes_with_the_labels_less_the_glyphs_the_font_lacks(recwarn):
     ax = delegation_graph(builtin_registry()).draw()
-    assert {"principal", "Worker 🛠️", "titling"} <= {text.get_text() for text in ax.texts}
+    ax.figure.canvas.draw()
+    assert {"principal", "Worker", "Phở", "titling"} <= {text.get_text() for text in ax.texts}
+    assert not [warning for warning in recwarn if "missing from font" in str(warning.message)]
 
 
 def test_the_built_in_graph_is_small_and_no_arrow_crosses_a_box():
@@ -150,3 +152,34 @@ def test_the_built_in_graph_is_small_and_no_arrow_crosses_a_box():
 def test_a_registry_and_its_definitions_draw_the_same_graph():
     registry = builtin_registry()
     assert delegation_graph(registry) == delegation_graph([define_agent(each) for each in registry])
+
+
+def test_a_highlighted_role_alone_is_marked_current_and_the_legend_says_it_is_the_selected_one():
+    plain = delegation_graph(builtin_registry())
+    picture = delegation_graph(builtin_registry(), highlight="worker")
+    marked = [node.id for node in picture.diagram.nodes if "current" in node.marks]
+    assert marked == [role_node("worker")]
+    assert picture.diagram.node(role_node("worker")).style == "writer"  # still the writer, now selected
+    assert picture.diagram.slots == plain.diagram.slots and picture.diagram.edges == plain.diagram.edges
+    assert ("current", "the selected role") in picture.diagram.legend
+    assert ("current", "the selected role") not in plain.diagram.legend
+
+
+def test_the_highlight_is_drawn_in_the_current_colour_in_svg_and_marked_in_text_and_mermaid():
+    from alp_nb.viz.palette import CURRENT
+
+    picture = delegation_graph(builtin_registry(), highlight="titling")
+    fills = {group.get("data-node"): group.find(f"{SVG}rect").get("fill")
+             for group in ElementTree.fromstring(picture.to_svg()).iter(f"{SVG}g") if group.get("data-node")}
+    assert [node for node, fill in fills.items() if fill == CURRENT[0]] == [role_node("titling")]
+    assert picture.to_text() != delegation_graph(builtin_registry()).to_text()
+    assert picture.to_mermaid() != delegation_graph(builtin_registry()).to_mermaid()
+
+
+def test_highlighting_a_role_the_graph_does_not_draw_is_refused():
+    from alp_nb.viz import VizError
+
+    with pytest.raises(VizError) as refused:
+        delegation_graph(builtin_registry(), highlight="wrker")
+    assert refused.value.code == "NO_VIEW"
+    assert refused.value.message == "`wrker` is not a role of this delegation graph"

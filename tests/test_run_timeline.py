@@ -11,9 +11,9 @@ from xml.etree import ElementTree
 
 import matplotlib
 import pytest
-from runtime_support import OK_SCHEMA
+from runtime_support import OK_SCHEMA, SiblingFailure, run_script
 
-from alp_nb.runtime import MockAgentRunner, RunnerOutput, RunStore, WorkflowRegistry, run_workflow
+from alp_nb.runtime import MockAgentRunner, RunnerOutput, RunStore, run_workflow
 from alp_nb.viz import VizError
 from alp_nb.viz.timeline import CALL_OUTCOMES, NO_PHASE, CallSpan, PhaseTokens, Timeline, timeline_from, timeline_of
 from alp_nb.viz.timeline_layout import MAX_BARS, MAX_LANES, MAX_ROWS, timeline_layout
@@ -34,16 +34,6 @@ def store(tmp_path):
 def review(store, resume=None):
     return asyncio.run(run_workflow("review-changes", None if resume else CHANGES, resume, store=store,
                                     runner=MockAgentRunner()))
-
-
-def one_workflow(script, phases=()):
-    workflows = WorkflowRegistry()
-    workflows.register({"name": "wf", "description": "test", "phases": list(phases)}, script)
-    return workflows
-
-
-def run_script(store, script, runner, phases=()):
-    return asyncio.run(run_workflow("wf", store=store, registry=one_workflow(script, phases), runner=runner))
 
 
 def outcomes(timeline):
@@ -111,21 +101,12 @@ def test_a_call_whose_first_answer_broke_its_schema_is_retried_and_costs_both_an
 
 
 def test_a_failed_call_is_failed_and_the_siblings_it_stopped_are_cancelled(store):
-    class Mixed:
-        async def run(self, prompt, schema, label):
-            if label == "slow":
-                await asyncio.sleep(30)
-            if label == "broken":
-                await asyncio.sleep(0.01)
-                raise RuntimeError("runner broke")
-            return RunnerOutput(label, 1)
-
     async def script(ctx, args):
         ctx.phase("Fan-out")
         return await ctx.parallel([lambda: ctx.agent("a", label="fast"), lambda: ctx.agent("b", label="broken"),
                                    lambda: ctx.agent("c", label="slow")])
 
-    run = run_script(store, script, Mixed(), ("Fan-out",))
+    run = run_script(store, script, SiblingFailure(), ("Fan-out",))
     assert run.status == "failed"
     timeline = timeline_of((store, run.run_id))
     assert outcomes(timeline) == {"fast": "live", "broken": "failed", "slow": "cancelled"}

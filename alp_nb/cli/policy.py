@@ -1,9 +1,10 @@
 """``alp-nb policy check``: ask the policy engine one what-if question, from a terminal.
 
 A designer or a new team member asks "may this role do that?" and gets the engine's answer with its code, as
-the ``Authorization`` text view shows it; the exit code says yes (0) or no (1), so a script can ask too. The
-registry is the one a session in the project really gets: the built-ins and the custom agents the principal
-trusted. Ids and reasons may come from agent files, so every line is printed through ``viz.terminal``.
+the ``Authorization`` text view shows it, then for a denial the rule behind the code (``viz.policy_codes``); the
+exit code says yes (0) or no (1), so a script can ask too. The registry is the one a session in the project
+really gets: the built-ins and the custom agents the principal trusted. Ids and reasons may come from agent
+files, so every line is printed through ``viz.terminal``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 from alp_nb.agents import PolicyEngine, ProjectRegistry, TrustStore, project_registry
 from alp_nb.viz.agent_reports import EDITED_SINCE_TRUSTED, NEVER_TRUSTED
 from alp_nb.viz.agents import authorization_text
+from alp_nb.viz.policy_codes import POLICY_RULES
 from alp_nb.viz.terminal import print_lines
 
 from .errors import UsageError
@@ -48,7 +50,9 @@ def register(group: argparse.ArgumentParser) -> None:
 def _check(args: argparse.Namespace) -> int:
     session = project_registry(Path(args.project), TrustStore())
     authorization = PolicyEngine(session.registry).authorize(_request(args, session))
-    print_lines(authorization_text(authorization), *_trust_notes(session, args.actor, args.target))
+    rule = POLICY_RULES.get(authorization.code or "")
+    print_lines(authorization_text(authorization), *([f"RULE     {rule}"] if rule else []),
+                *_trust_notes(session, args.actor, args.target))
     return 0 if authorization.allowed else 1
 
 

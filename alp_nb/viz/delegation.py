@@ -13,6 +13,7 @@ registry's own refusal as its caption.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from itertools import pairwise
 from typing import Any
 
@@ -24,6 +25,7 @@ from alp_nb.agents.trust import TrustStatus
 from alp_nb.agents.trusted_registry import ProjectRegistry
 
 from .diagram import Edge, Node, diagram
+from .errors import VizError
 from .geometry import clip
 from .pictures import Picture
 
@@ -32,6 +34,7 @@ PRINCIPAL_NODE = "principal"
 REPORTS_ONLY = "reports to only"
 """The label of a dashed edge: the lower role reports to the upper one, which may not delegate to it."""
 CAPTION_ID_CHARS = 40
+CURRENT = frozenset({"current"})
 
 LEGEND: tuple[tuple[str, str], ...] = (
     ("principal", "the principal"),
@@ -41,6 +44,7 @@ LEGEND: tuple[tuple[str, str], ...] = (
     ("custom", "custom agent"),
     ("muted", "untrusted or changed: not delegated to"),
     ("alarm", "delegation cycle"),
+    ("current", "the selected role"),
 )
 
 Source = AgentRegistry | ProjectRegistry | Iterable[AgentDefinition | Mapping[str, Any]]
@@ -50,9 +54,13 @@ def role_node(agent_id: str) -> str:
     return f"role:{agent_id}"
 
 
-def delegation_graph(source: Source) -> Picture:
+def delegation_graph(source: Source, highlight: str | None = None) -> Picture:
     """The delegation graph of a registry, of a project's session registry (with the custom agents it left out,
-    greyed), or of plain definitions, which may be refused by the registry: then it says why."""
+    greyed), or of plain definitions, which may be refused by the registry: then it says why.
+
+    ``highlight`` marks one role as the selected one (its place among the others); a role the graph does not
+    draw is ``VizError`` (``NO_VIEW``).
+    """
     statuses: Mapping[str, TrustStatus] = {}
     caption = ""
     if isinstance(source, ProjectRegistry):
@@ -90,9 +98,19 @@ def delegation_graph(source: Source) -> Picture:
     unknown -= {PRINCIPAL_NODE, *(role_node(agent_id) for agent_id in known)}
     nodes += [Node(node_id, node_id.removeprefix("role:"), ("no such role",), marks=frozenset({"alarm"}))
               for node_id in sorted(unknown)]
+    if highlight is not None:
+        nodes = _highlighted(nodes, highlight)
     used = {node.style for node in nodes} | {mark for node in nodes for mark in node.marks}
     return Picture(diagram("Delegation", nodes, edges, legend=[entry for entry in LEGEND if entry[0] in used],
                            caption=caption))
+
+
+def _highlighted(nodes: list[Node], agent_id: str) -> list[Node]:
+    """``nodes`` with the role ``agent_id`` marked current."""
+    wanted = role_node(agent_id)
+    if all(node.id != wanted for node in nodes):
+        raise VizError("NO_VIEW", f"`{clip(agent_id, CAPTION_ID_CHARS)}` is not a role of this delegation graph")
+    return [replace(node, marks=node.marks | CURRENT) if node.id == wanted else node for node in nodes]
 
 
 def _label_first_reports_only(edges: list[Edge]) -> list[Edge]:

@@ -8,6 +8,7 @@ with an ellipsis; the whole text stays available to the renderer (a tooltip).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from itertools import pairwise, product
@@ -30,6 +31,7 @@ MIN_WIDTH = 64.0
 LEGEND_SWATCH, LEGEND_CHAR_WIDTH = 19.0, 6.0
 Point = tuple[float, float]
 EDGE_LABEL_CHAR_WIDTH = 6.0
+ARROW_LENGTH, ARROW_HALF_WIDTH = 8.0, 3.5
 
 
 def clip(text: str, limit: int) -> str:
@@ -54,14 +56,20 @@ class Box:
         return self.x + self.width / 2, self.y + self.height / 2
 
 
+Span = tuple[float, float, float, float]
+"""A box as (start, end) along the flow, then (start, end) across it."""
+
+
 @dataclass(frozen=True)
 class Geometry:
-    """The page: its size, a box per node, and the top of the legend row (if there is a legend)."""
+    """The page: its size, a box per node, the top of the legend row (if there is a legend), and the boxes'
+    spans layer by layer (computed once: every arrow routed round the boxes reads them)."""
 
     width: float
     height: float
     boxes: Mapping[str, Box]
     legend_y: float
+    layer_spans: Mapping[int, list[Span]]
 
 
 def box_size(label: str, detail: tuple[str, ...]) -> tuple[float, float]:
@@ -104,7 +112,10 @@ def geometry(diagram: Diagram) -> Geometry:
         flow += thick + GAP_ALONG
     flow_end = flow - GAP_ALONG if layers else flow
     width, height = (widest + 2 * MARGIN, flow_end + MARGIN) if down else (flow_end + MARGIN, top + widest + MARGIN)
-    right, bottom = _bowed_reach(diagram, Geometry(width=width, height=height, boxes=boxes, legend_y=height))
+    layer_spans: dict[int, list[Span]] = {}
+    for node_id, (layer, _) in diagram.slots.items():
+        layer_spans.setdefault(layer, []).append(_span(boxes[node_id], down))
+    right, bottom = _bowed_reach(diagram, Geometry(width, height, boxes, height, layer_spans))
     height = max(height, bottom + MARGIN)
     width = max(width, right + MARGIN, len(diagram.title) * CHAR_WIDTH + 2 * MARGIN,
                 len(diagram.caption) * CAPTION_CHAR_WIDTH + 2 * MARGIN,
@@ -113,7 +124,7 @@ def geometry(diagram: Diagram) -> Geometry:
     legend_y = height
     if diagram.legend:
         height += LEGEND_HEIGHT
-    return Geometry(width=width, height=height, boxes=boxes, legend_y=legend_y)
+    return Geometry(width, height, boxes, legend_y, layer_spans)
 
 
 def content_top(diagram: Diagram) -> float:
@@ -161,28 +172,24 @@ def edge_path(diagram: Diagram, geo: Geometry, edge: Edge) -> tuple[tuple[float,
             (target.x, target.y + target.height / 2))
 
 
-Span = tuple[float, float, float, float]
-"""A box as (start, end) along the flow, then (start, end) across it."""
+def _span(box: Box, down: bool) -> Span:
+    if down:
+        return box.y, box.y + box.height, box.x, box.x + box.width
+    return box.x, box.x + box.width, box.y, box.y + box.height
 
 
 def _spans(diagram: Diagram, geo: Geometry) -> tuple[Callable[[str], Span], Callable[[float, float], Point],
-                                                     dict[int, list[Span]]]:
+                                                     Mapping[int, list[Span]]]:
     """A box's span and a point from (along, across), in this diagram's direction; and the spans layer by layer."""
     down = diagram.direction == "down"
 
     def span(node_id: str) -> Span:
-        box = geo.boxes[node_id]
-        if down:
-            return box.y, box.y + box.height, box.x, box.x + box.width
-        return box.x, box.x + box.width, box.y, box.y + box.height
+        return _span(geo.boxes[node_id], down)
 
     def point(along: float, across: float) -> Point:
         return (across, along) if down else (along, across)
 
-    layers: dict[int, list[Span]] = {}
-    for node_id, (layer, _) in diagram.slots.items():
-        layers.setdefault(layer, []).append(span(node_id))
-    return span, point, layers
+    return span, point, geo.layer_spans
 
 
 def _under(diagram: Diagram, geo: Geometry, edge: Edge) -> tuple[Point, ...]:
@@ -251,3 +258,13 @@ def _lane(leaving: Point, joining: Point, lane: float, down: bool) -> tuple[Poin
 
 def _length(points: tuple[Point, ...]) -> float:
     return sum(abs(x2 - x1) + abs(y2 - y1) for (x1, y1), (x2, y2) in pairwise(points))
+
+
+def arrowhead_corners(before: Point, tip: Point) -> tuple[Point, Point, Point]:
+    """The three corners of an arrowhead at ``tip``, pointing the way the line from ``before`` runs."""
+    (x0, y0), (x1, y1) = before, tip
+    length = math.hypot(x1 - x0, y1 - y0) or 1.0
+    ux, uy = (x1 - x0) / length, (y1 - y0) / length
+    back = (x1 - ux * ARROW_LENGTH, y1 - uy * ARROW_LENGTH)
+    return (tip, (back[0] - uy * ARROW_HALF_WIDTH, back[1] + ux * ARROW_HALF_WIDTH),
+            (back[0] + uy * ARROW_HALF_WIDTH, back[1] - ux * ARROW_HALF_WIDTH))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import html
 from collections.abc import Iterable
 
+from .terminal import plain
+
 STYLE = """<style>
 .alp{font-family:system-ui,-apple-system,sans-serif;font-size:13px;line-height:1.4;max-width:60em}
 .alp table{border-collapse:collapse;margin:4px 0}
@@ -18,8 +20,10 @@ STYLE = """<style>
 
 
 def esc(value: object) -> str:
-    """HTML-escape anything: untrusted text never reaches the page as markup."""
-    return html.escape(str(value), quote=True)
+    """HTML-escape anything: untrusted text never reaches the page as markup, and its control and invisible
+    direction or width characters show as ``\\xNN``/``\\uNNNN`` (``terminal.plain``), so that it cannot read on
+    the page as another text."""
+    return html.escape(plain(value), quote=True)
 
 
 def block(inner: str) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .figure_text import drawable
 from .geometry import MARGIN, TITLE_HEIGHT, clip
 from .html import block, esc
 from .matrix import (
@@ -150,9 +151,10 @@ def matrix_text(matrix: Matrix) -> str:
 
 def draw_matrix(matrix: Matrix, ax: Axes | None = None) -> Axes:
     """The grid drawn with matplotlib, on ``ax`` (a new figure sized to the table when None); text is never read
-    as mathtext, so an id holding ``$`` is drawn as written."""
+    as mathtext, so an id holding ``$`` is drawn as written. The cells are one collection, so a thousand-row
+    matrix costs its text and not a patch per cell."""
     import matplotlib.pyplot as plt
-    from matplotlib.patches import Rectangle
+    from matplotlib.collections import PolyCollection
 
     geo = grid(matrix)
     if ax is None:  # axes filling the figure, so a unit is a pixel, as in the SVG
@@ -160,32 +162,38 @@ def draw_matrix(matrix: Matrix, ax: Axes | None = None) -> Axes:
     ax.set_xlim(0, geo.width)
     ax.set_ylim(geo.height, 0)
     ax.set_axis_off()
-    ax.text(MARGIN, MARGIN + 14, matrix.title, fontsize=10.5, fontweight="bold", color=INK, parse_math=False)
+    ax.text(MARGIN, MARGIN + 14, drawable(matrix.title), fontsize=10.5, fontweight="bold", color=INK,
+            parse_math=False)
     if matrix.caption:
-        ax.text(MARGIN, MARGIN + TITLE_HEIGHT + CAPTION_HEIGHT - 6, matrix.caption, fontsize=8, color=FAINT_INK,
-                parse_math=False)
+        ax.text(MARGIN, MARGIN + TITLE_HEIGHT + CAPTION_HEIGHT - 6, drawable(matrix.caption), fontsize=8,
+                color=FAINT_INK, parse_math=False)
     right = MARGIN + sum(geo.widths)
     bottom = geo.tops[0] + geo.heights[0] - PAD_Y - 3
     for left, column_width, narrow, column in zip(geo.lefts, geo.widths, geo.narrow, matrix.columns, strict=True):
         x = left + column_width / 2 + 4 if narrow else left + PAD_X
-        ax.text(x, bottom, clip(column, CELL_CHARS), fontsize=8, fontweight="bold", color=INK, parse_math=False,
-                rotation=HEADER_SLANT if narrow else 0, rotation_mode="anchor")
+        ax.text(x, bottom, drawable(clip(column, CELL_CHARS)), fontsize=8, fontweight="bold", color=INK,
+                parse_math=False, rotation=HEADER_SLANT if narrow else 0, rotation_mode="anchor")
+    cells, fills = [], []
     for row_index, row in enumerate(matrix.rows, start=1):
         top, row_height = geo.tops[row_index], geo.heights[row_index]
         for left, column_width, cell in zip(geo.lefts, geo.widths, row.cells, strict=True):
             fill, ink = CELL_COLOURS[cell.mark]
-            ax.add_patch(Rectangle((left, top), column_width, row_height, facecolor=fill, edgecolor=GRID,
-                                   linewidth=0.6))
+            cells.append(((left, top), (left + column_width, top), (left + column_width, top + row_height),
+                          (left, top + row_height)))
+            fills.append(fill)
             for x, y, line in placed(cell, left, column_width, top, row_height):
-                ax.text(x, y, line, ha="left" if cell.mark == "label" else "center", fontsize=8, color=ink,
-                        parse_math=False)
+                ax.text(x, y, drawable(line), ha="left" if cell.mark == "label" else "center", fontsize=8,
+                        color=ink, parse_math=False)
         if row.opens_group or row_index == 1:
-            ax.plot((MARGIN, right), (top, top), color=GROUP_RULE, linewidth=1.2)
+            ax.plot((MARGIN, right), (top, top), color=GROUP_RULE, linewidth=1.2, zorder=2)
     for x, mark, meaning in legend_spots(matrix):
         fill, ink = CELL_COLOURS[mark]
-        ax.add_patch(Rectangle((x, geo.legend_y), 16, 14, facecolor=fill, edgecolor=GRID))
+        cells.append(((x, geo.legend_y), (x + 16, geo.legend_y), (x + 16, geo.legend_y + 14), (x, geo.legend_y + 14)))
+        fills.append(fill)
         ax.text(x + 8, geo.legend_y + 11, LEGEND_SYMBOLS.get(mark, ""), ha="center", fontsize=7, color=ink)
-        ax.text(x + 21, geo.legend_y + 11, meaning, fontsize=7, color=FAINT_INK, parse_math=False)
+        ax.text(x + 21, geo.legend_y + 11, drawable(meaning), fontsize=7, color=FAINT_INK, parse_math=False)
+    ax.add_collection(PolyCollection(cells, facecolors=fills, edgecolors=GRID, linewidths=0.6, zorder=1),
+                      autolim=False)
     return ax
 
 

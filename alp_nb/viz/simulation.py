@@ -7,6 +7,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from .html import badge, block, esc, table
+from .terminal import plain
 
 if TYPE_CHECKING:
     from alp_nb.loops.simulator import Simulation, Step
@@ -106,7 +107,7 @@ def md(value: object) -> str:
     """Untrusted text made inert for Markdown, on one line wherever it lands (a line start, a list item,
     a table cell): no raw HTML, no line break of any kind, no emphasis, code, link, table pipe,
     strikethrough or fence, and no heading, list, quote, setext or thematic-break marker at its start."""
-    text = html.escape(str(value), quote=False)  # also turns a quote's `>` into `&gt;`
+    text = html.escape(plain(value), quote=False)  # also turns a quote's `>` into `&gt;`
     text = _LINE_END.sub(" ", text).strip(" \t")  # CommonMark ends lines at CR too; indentation would be code
     text = _INLINE_MARK.sub(r"\\\1", text)
     text = _LEADING_BULLET.sub(r"\\\1", text)

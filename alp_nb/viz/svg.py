@@ -9,7 +9,6 @@ well-formed XML document: control and non-XML characters are shown as
 
 from __future__ import annotations
 
-import math
 import re
 from xml.sax.saxutils import escape
 
@@ -20,6 +19,7 @@ from .geometry import (
     MARGIN,
     PAD_Y,
     Geometry,
+    arrowhead_corners,
     content_top,
     edge_path,
     geometry,
@@ -30,7 +30,6 @@ from .terminal import plain_line
 
 FONT = "system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif"
 TOOLTIP_CHARS = 500
-ARROW_LENGTH, ARROW_HALF_WIDTH = 8.0, 3.5
 _NOT_XML = re.compile("[\ud800-\udfff\ufffe\uffff]")
 _QUOTES = {'"': "&quot;", "'": "&#x27;"}
 
@@ -67,12 +66,7 @@ def arrowhead(before: tuple[float, float], tip: tuple[float, float], colour: str
     """A filled triangle at ``tip``, pointing the way the line from ``before`` runs. Drawn as a shape of its own,
     not an SVG marker: marker ids are shared by every picture on a page, and a hidden first picture (in a closed
     ``<details>``) takes its markers with it."""
-    (x0, y0), (x1, y1) = before, tip
-    length = math.hypot(x1 - x0, y1 - y0) or 1.0
-    ux, uy = (x1 - x0) / length, (y1 - y0) / length
-    back = (x1 - ux * ARROW_LENGTH, y1 - uy * ARROW_LENGTH)
-    corners = (tip, (back[0] - uy * ARROW_HALF_WIDTH, back[1] + ux * ARROW_HALF_WIDTH),
-               (back[0] + uy * ARROW_HALF_WIDTH, back[1] - ux * ARROW_HALF_WIDTH))
+    corners = arrowhead_corners(before, tip)
     return f'<path d="M{"L".join(f"{round(x, 1)},{round(y, 1)}" for x, y in corners)}z" fill="{colour}"/>'
 
 

@@ -42,8 +42,8 @@ UNKNOWN_PHASE = "(phase not recorded)"
 
 _ENDINGS: Mapping[str, CallOutcome] = {"done": "live", "failed": "failed", "cancelled": "cancelled"}
 _LAUNCHES = ("async_launched", "task_started")
-RawSpan = tuple[int, str, str, str, float, float, CallOutcome]
-"""A call on the wall clock: (attempt, key, label, phase, start, end, outcome)."""
+RawSpan = tuple[int, str, str, str, float, float, CallOutcome, str]
+"""A call on the wall clock: (attempt, key, label, phase, start, end, outcome, error)."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,8 @@ class CallSpan:
     tokens: int = 0
     """What the call cost in its attempt: every answer the runner handed back for it (0 when cached)."""
     attempt: int = 1
+    error: str = ""
+    """Why a failed call failed, as its event says (a failed call leaves no journal line to ask)."""
 
 
 @dataclass(frozen=True)
@@ -184,7 +186,7 @@ def _journal_spans(entries: Sequence[JournalEntry], attempt_of: Callable[[int | 
                    spent: Mapping[tuple[int, str], int]) -> tuple[tuple[CallSpan, ...], tuple[AttemptStart, ...]]:
     raw: list[RawSpan] = [
         (attempt_of(entry.seq), entry.key, entry.label or entry.key, entry.phase or NO_PHASE, entry.started,
-         entry.ended, "retried" if entry.attempts == 2 else "live")
+         entry.ended, "retried" if entry.attempts == 2 else "live", "")
         for entry in entries if entry.started is not None and entry.ended is not None]
     return _on_run_clock(raw, {}, spent)
 
@@ -200,7 +202,7 @@ def _event_spans(events: Sequence[Mapping[str, Any]], spent: Mapping[tuple[int, 
 
     def close_running() -> None:
         end = bounds[attempt][1] if attempt in bounds else 0.0
-        raw.extend((attempt, key, label, phase, start, end, "unfinished")
+        raw.extend((attempt, key, label, phase, start, end, "unfinished", "")
                    for key, (start, label, phase, _) in running.items())
         running.clear()
 
@@ -222,16 +224,18 @@ def _event_spans(events: Sequence[Mapping[str, Any]], spent: Mapping[tuple[int, 
         if call is None:
             continue
         key, status, label, phase = call
+        error = event.get("error")
         if status == "started":
             running[key] = (ts, label, phase, False)
         elif status == "retry" and key in running:
             running[key] = (*running[key][:3], True)
         elif status == "cached":
-            raw.append((attempt, key, label, phase, ts, ts, "cached"))
+            raw.append((attempt, key, label, phase, ts, ts, "cached", ""))
         elif status in _ENDINGS:
             start, label, phase, retried = running.pop(key, (ts, label, phase, False))
             raw.append((attempt, key, label, phase, start, ts,
-                        "retried" if retried and status == "done" else _ENDINGS[status]))
+                        "retried" if retried and status == "done" else _ENDINGS[status],
+                        error if status == "failed" and isinstance(error, str) else ""))
     close_running()
     return _on_run_clock(raw, bounds, spent)
 
@@ -249,7 +253,7 @@ def _on_run_clock(raw: Sequence[RawSpan], bounds: Mapping[int, tuple[float, floa
     """Wall-clock spans moved onto the run's clock: each attempt starts where the one before it ended. An
     attempt's extent is its events' (or, with none, its spans'); a call's tokens go to its first span."""
     extents = dict(bounds)
-    for attempt, *_, start, end, _outcome in raw:
+    for attempt, *_, start, end, _outcome, _error in raw:
         low, high = extents.get(attempt, (start, end))
         extents[attempt] = (min(low, start), max(high, end))
     starts: list[AttemptStart] = []
@@ -265,8 +269,8 @@ def _on_run_clock(raw: Sequence[RawSpan], bounds: Mapping[int, tuple[float, floa
     unpaid = dict(spent)
     spans = tuple(
         CallSpan(key, label, phase, start + shift[attempt], max(end, start) + shift[attempt], outcome,
-                 0 if outcome == "cached" else unpaid.pop((attempt, key), 0), attempt)
-        for attempt, key, label, phase, start, end, outcome in sorted(raw, key=lambda item: item[4]))
+                 0 if outcome == "cached" else unpaid.pop((attempt, key), 0), attempt, error)
+        for attempt, key, label, phase, start, end, outcome, error in sorted(raw, key=lambda item: item[4]))
     return spans, tuple(starts)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .figure_text import drawable
 from .geometry import clip
 from .palette import FAINT_INK, INK
 from .timeline_layout import MIN_BAR, OUTCOME_STYLES, PLOT_WIDTH, TOKEN_COLOURS, TimelineLayout
@@ -70,7 +71,7 @@ def _draw_calls(title: str, layout: TimelineLayout, ax: Axes) -> None:
             ax.add_collection(PolyCollection(boxes, facecolors=colour, edgecolors="none"))
     bottom = layout.rows + LANE_GAP * len(layout.lanes)
     for bar in layout.labelled:
-        ax.text(bar.span.start / per + narrowest, row_top[bar.row] + 0.5, bar.span.label, fontsize=7,
+        ax.text(bar.span.start / per + narrowest, row_top[bar.row] + 0.5, drawable(bar.span.label), fontsize=7,
                 color="#ffffff", va="center", clip_on=True, parse_math=False)
     for start, summary in layout.resumes:
         near_end = start.at > layout.duration * 0.85
@@ -81,7 +82,7 @@ def _draw_calls(title: str, layout: TimelineLayout, ax: Axes) -> None:
     ax.set_ylim(max(bottom, 1), 0)
     ax.set_xticks([at / per for at in layout.ticks], [f"{at / per:g}" for at in layout.ticks])
     ax.set_xlabel(f"time ({unit})", fontsize=8)
-    ax.set_yticks(centres, [clip(lane.phase, LABEL_CHARS) for lane in layout.lanes], parse_math=False)
+    ax.set_yticks(centres, [drawable(clip(lane.phase, LABEL_CHARS)) for lane in layout.lanes], parse_math=False)
     ax.tick_params(labelsize=8, length=0)
     for side in ("top", "right", "left"):
         ax.spines[side].set_visible(False)
@@ -91,10 +92,10 @@ def _draw_calls(title: str, layout: TimelineLayout, ax: Axes) -> None:
     if handles:
         ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0, 1.0), ncols=len(handles), frameon=False,
                   fontsize=7.5, borderaxespad=0.2, handlelength=1.2)
-    caption = "\n".join(clip(line, CAPTION_CHARS) for line in layout.caption)
+    caption = "\n".join(drawable(clip(line, CAPTION_CHARS)) for line in layout.caption)
     ax.annotate(caption, (0, 1), xycoords="axes fraction", xytext=(0, 18), textcoords="offset points",
                 va="bottom", fontsize=7.5, color=FAINT_INK, parse_math=False)
-    ax.set_title(clip(title, TITLE_CHARS), loc="left", fontsize=10, fontweight="bold", color=INK,
+    ax.set_title(drawable(clip(title, TITLE_CHARS)), loc="left", fontsize=10, fontweight="bold", color=INK,
                  pad=22 + 10.5 * len(layout.caption), parse_math=False)
 
 
@@ -107,7 +108,7 @@ def draw_tokens(layout: TimelineLayout, ax: Axes) -> Axes:
         bars = ax.barh([place + offset for place in places], [value_of(row) for row in rows], height=0.38,
                        color=colour, label=meaning)
         ax.bar_label(bars, [f"{value_of(row):,}" for row in rows], padding=3, fontsize=7, color=FAINT_INK)
-    ax.set_yticks(list(places), [clip(row.phase, LABEL_CHARS) for row in rows], parse_math=False)
+    ax.set_yticks(list(places), [drawable(clip(row.phase, LABEL_CHARS)) for row in rows], parse_math=False)
     ax.set_ylim(len(rows) - 0.5 if rows else 0.5, -0.5)
     ax.margins(x=0.12)
     ax.tick_params(labelsize=8, length=0)

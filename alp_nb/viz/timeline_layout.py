@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from .timeline import CALL_OUTCOMES, UNKNOWN_PHASE, AttemptStart, CallOutcome, CallSpan, PhaseTokens, Timeline
 
@@ -81,6 +82,11 @@ class TimelineLayout:
     resumes: tuple[tuple[AttemptStart, str], ...]
     """Where each attempt after the first began (the picture draws a line there), and what it did."""
     caption: tuple[str, ...]
+
+    @cached_property
+    def row_of(self) -> Mapping[CallSpan, int]:
+        """The row of each call drawn, to find a call in the picture (a cursor) without searching every bar."""
+        return {bar.span: bar.row for bar in self.bars}
 
 
 def timeline_layout(timeline: Timeline) -> TimelineLayout:

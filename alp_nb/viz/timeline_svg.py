@@ -5,9 +5,14 @@ As in ``svg.py``: text stays ``<text>``, every string passes through ``xml_text`
 from a script, or from a store someone else wrote), colours are attributes, and the document is well-formed XML.
 Each bar carries its call in a ``<title>``, the tooltip a browser shows on hover. Bars are grouped by outcome, so
 their colour is written once per group: the most calls drawn (``MAX_BARS``) stay under half a megabyte.
+
+``cursor_svg`` draws a cursor on one call in a picture of the same size and nothing else, to be laid over the
+timeline: a viewer stepping through a hundred thousand calls moves the cursor without drawing the timeline again.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from .geometry import clip
 from .palette import FAINT_INK, INK
@@ -32,12 +37,35 @@ TOKEN_WIDTH = PLOT_WIDTH * 0.8
 """The longest token bar, leaving room for its number."""
 LANE_SHADES = ("#f7f9fc", "#ffffff")
 AXIS = "#bbbbbb"
+CURSOR, HALO = "#111111", "#ffffff"
+"""The cursor: a dark outline with a white halo, never a fill, which would change the colour of the bar it marks
+(amber over a failed call's red reads as a retried call's orange)."""
+
+
+@dataclass(frozen=True)
+class Frame:
+    """Where a timeline picture's parts sit: its size, the left edge of the plot, and the top of each lane's band
+    followed by the bottom of the last one (the time axis)."""
+
+    width: int
+    height: int
+    left: float
+    lane_tops: tuple[float, ...]
+
+
+def timeline_frame(layout: TimelineLayout) -> Frame:
+    """The frame of ``layout``'s picture, worked out without drawing it."""
+    tops = [MARGIN + 22 + LINE * len(layout.caption) + 44]
+    for lane in layout.lanes:
+        tops.append(tops[-1] + lane.rows * ROW + LANE_GAP)
+    tokens_bottom = tops[-1] + 40 + 10 + TOKEN_ROW * max(len(layout.tokens), 1)
+    left = MARGIN + LABEL_WIDTH
+    return Frame(round(left + PLOT_WIDTH + 3 * MARGIN), round(tokens_bottom + MARGIN), left, tuple(tops))
 
 
 def timeline_svg(title: str, layout: TimelineLayout) -> str:
     """The picture as one ``<svg>`` element: title, caption, legend, lanes over the time axis, tokens by phase."""
-    left = MARGIN + LABEL_WIDTH
-    width = round(left + PLOT_WIDTH + 3 * MARGIN)
+    frame = timeline_frame(layout)
     shown = clip(title, TITLE_CHARS)
     parts = [_text(MARGIN, MARGIN + 14, shown, 14, INK, ' font-weight="600"')]
     y = MARGIN + 22
@@ -45,12 +73,50 @@ def timeline_svg(title: str, layout: TimelineLayout) -> str:
         y += LINE
         parts.append(_text(MARGIN, y, clip(line, CAPTION_CHARS), 11, FAINT_INK))
     parts.append(_legend(layout, MARGIN, y + 10))
-    lanes, y = _lanes(layout, left, y + 44)
-    tokens, y = _tokens(layout, left, y + 40)
-    height = round(y + MARGIN)
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} '
-            f'{height}" font-family="{FONT}" font-size="12" role="img" aria-label="{xml_text(shown)}">'
+    lanes = _lanes(layout, frame)
+    tokens = _tokens(layout, frame.left, frame.lane_tops[-1] + 40)
+    return (f'{_svg_open(frame)} font-family="{FONT}" font-size="12" role="img" aria-label="{xml_text(shown)}">'
             f"<title>{xml_text(shown)}</title>{''.join(parts)}{lanes}{tokens}</svg>")
+
+
+def cursor_svg(layout: TimelineLayout, span: CallSpan) -> str:
+    """A picture the size of ``span``'s timeline holding only a cursor on it, to lay over the timeline: a line at
+    the call's start across every lane, and a box around its bar, or around its time in its lane when the timeline
+    left it out. It ignores the pointer, so the bars' tooltips under it still show."""
+    frame = timeline_frame(layout)
+    lane_index, row = _place_of(layout, span)
+    lane = layout.lanes[lane_index]
+    top = frame.lane_tops[lane_index]
+    if row is None:
+        y, height = top, lane.rows * ROW + LANE_GAP
+    else:
+        y, height = top + LANE_GAP / 2 + (row - lane.first_row) * ROW, ROW
+    start = _x(layout, frame.left, span.start)
+    width = max(_x(layout, frame.left, span.end) - start, TICK)
+    lanes_top, axis = frame.lane_tops[0], frame.lane_tops[-1]
+    return (f'{_svg_open(frame)} style="pointer-events:none" aria-hidden="true">'
+            f'<path d="M{start},{round(lanes_top - 8, 1)}V{round(axis, 1)}" stroke="{CURSOR}" stroke-opacity="0.55"/>'
+            f'<path d="M{start - 5},{round(lanes_top - 14, 1)}h10l-5,6z" fill="{CURSOR}"/>'
+            f'<g fill="none"><rect x="{round(start - 3, 1)}" y="{round(y - 1, 1)}" width="{round(width + 6, 1)}" '
+            f'height="{round(height + 2, 1)}" rx="2" stroke="{HALO}" stroke-width="4"/>'
+            f'<rect x="{round(start - 3, 1)}" y="{round(y - 1, 1)}" width="{round(width + 6, 1)}" '
+            f'height="{round(height + 2, 1)}" rx="2" stroke="{CURSOR}" stroke-width="2"/></g></svg>')
+
+
+def _svg_open(frame: Frame) -> str:
+    """The opening of an ``<svg>`` element of the frame's size, left open for more attributes."""
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{frame.width}" height="{frame.height}" '
+            f'viewBox="0 0 {frame.width} {frame.height}"')
+
+
+def _place_of(layout: TimelineLayout, span: CallSpan) -> tuple[int, int | None]:
+    """The index of ``span``'s lane, and its bar's row if the picture drew it. A phase without a lane of its own
+    shares the last one."""
+    row = layout.row_of.get(span)
+    for index, lane in enumerate(layout.lanes):
+        if (lane.first_row <= row < lane.first_row + lane.rows) if row is not None else lane.phase == span.phase:
+            return index, row
+    return len(layout.lanes) - 1, None
 
 
 def _text(x: float, y: float, content: str, size: float, fill: str, extra: str = "", whole: str = "") -> str:
@@ -82,18 +148,17 @@ def _legend(layout: TimelineLayout, x: float, y: float) -> str:
     return "".join(parts)
 
 
-def _lanes(layout: TimelineLayout, left: float, top: float) -> tuple[str, float]:
+def _lanes(layout: TimelineLayout, frame: Frame) -> str:
     """The lane bands with their phase names, a line where each later attempt began, the bars, the labels that
-    fit on them, and the time axis; and where the axis ends."""
-    parts, row_y, y = [], {}, top
-    for index, lane in enumerate(layout.lanes):
+    fit on them, and the time axis."""
+    parts, row_y, left, top, y = [], {}, frame.left, frame.lane_tops[0], frame.lane_tops[-1]
+    for index, (lane, lane_top) in enumerate(zip(layout.lanes, frame.lane_tops[:-1], strict=True)):
         height = lane.rows * ROW + LANE_GAP
-        parts.append(f'<rect x="{left}" y="{round(y, 1)}" width="{PLOT_WIDTH}" height="{height}" '
+        parts.append(f'<rect x="{left}" y="{round(lane_top, 1)}" width="{PLOT_WIDTH}" height="{height}" '
                      f'fill="{LANE_SHADES[index % 2]}"/>'
-                     + _text(left - 8, y + height / 2 + 4, clip(lane.phase, LABEL_CHARS), 11, INK,
+                     + _text(left - 8, lane_top + height / 2 + 4, clip(lane.phase, LABEL_CHARS), 11, INK,
                              ' text-anchor="end"', lane.phase))
-        row_y.update({lane.first_row + row: y + LANE_GAP / 2 + row * ROW for row in range(lane.rows)})
-        y += height
+        row_y.update({lane.first_row + row: lane_top + LANE_GAP / 2 + row * ROW for row in range(lane.rows)})
     for start, summary in layout.resumes:  # under the bars, which stay readable where an attempt began
         x = _x(layout, left, start.at)
         near_end = x > left + PLOT_WIDTH * 0.85  # the words read leftward there, inside the page
@@ -114,7 +179,7 @@ def _lanes(layout: TimelineLayout, left: float, top: float) -> tuple[str, float]
         x = _x(layout, left, at)
         parts.append(f'<path d="M{x},{round(y, 1)}v4" stroke="{AXIS}"/>'
                      + _text(x, y + 16, f"{at / per:g} {unit}", 10, FAINT_INK, ' text-anchor="middle"'))
-    return "".join(parts), y
+    return "".join(parts)
 
 
 def _bar(layout: TimelineLayout, left: float, span: CallSpan, y: float) -> str:
@@ -130,7 +195,7 @@ def _bar(layout: TimelineLayout, left: float, span: CallSpan, y: float) -> str:
             f"{tooltip}</rect>")
 
 
-def _tokens(layout: TimelineLayout, left: float, top: float) -> tuple[str, float]:
+def _tokens(layout: TimelineLayout, left: float, top: float) -> str:
     """Two bars a phase, this attempt above all attempts, to one scale, each with its number."""
     most = max((row.cumulative for row in layout.tokens), default=0) or 1
     parts = [_text(MARGIN, top, "Tokens by phase", 12, INK, ' font-weight="600"')]
@@ -151,5 +216,4 @@ def _tokens(layout: TimelineLayout, left: float, top: float) -> tuple[str, float
         y += TOKEN_ROW
     if not layout.tokens:
         parts.append(_text(left, y + 12, "no tokens", 11, FAINT_INK))
-        y += TOKEN_ROW
-    return "".join(parts), y
+    return "".join(parts)

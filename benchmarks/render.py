@@ -1,0 +1,226 @@
+"""What drawing costs: each picture in each format, the stepper's redraw and the viewer's move.
+
+Each picture is built from its core object (the intermediate model alone: the
+floor) and then drawn in each of its formats, from the core object each time,
+as a user calling ``delegation_graph(registry).to_svg()`` meets it. Printed,
+best of ``--repeats``: milliseconds and the ratio to the model alone, for
+
+- the built-ins: the delegation graph, every role's state machine, the status
+  lifecycle, both capability matrices, a contract's flow and the timeline of
+  the sample ``review-changes`` run;
+- scale: a 1,000-agent registry (the DAG of ``registry_scale.py``) for the
+  delegation graph and both matrices, and the timeline of a 1,000-call run.
+
+Then the widgets, as a click meets them: a ``WorkflowStepper`` transition
+(the session moves and its picture redraws) and a ``RunViewer`` move to the
+next call over a ``--journal-calls`` journal, median and worst of 50 moves.
+Last, a fresh interpreter's first picture: ``import alp_nb`` and the built-in
+delegation graph's SVG, beside ``import alp_nb`` and the registry alone.
+
+Targets: a stepper redraw or viewer move under 50 ms; the 1,000-agent
+delegation graph under 2 s.
+Run: ``python benchmarks/render.py [--repeats R] [--journal-calls N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import tempfile
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+from import_time import timed_inside
+from registry_scale import best_of, generated_agents
+from runtime_overhead import REGISTRY as SCALE_WORKFLOWS
+
+import alp_nb
+from alp_nb.agents import create_agent_registry
+from alp_nb.loops import LoopContract
+from alp_nb.runtime import MockAgentRunner, RunStore, run_workflow
+from alp_nb.viz.timeline import timeline_of
+from alp_nb.viz.timeline_picture import RunTimeline
+
+CONTRACT = Path(__file__).resolve().parents[1] / "examples" / "contracts" / "flaky-test-quarantine-loop.json"
+INSTANT_MS = 50.0
+LARGE_GRAPH_MS = 2000.0
+
+
+def best_ms(repeats: int, work: Callable[[], object]) -> float:
+    return best_of(repeats, work) * 1e3
+
+
+def drawn(picture: Any) -> None:
+    """matplotlib's ``draw`` and the figure really rendered, as a notebook shows it."""
+    import matplotlib.pyplot as plt
+
+    axes = picture.draw()
+    axes.figure.canvas.draw()
+    plt.close(axes.figure)
+
+
+FORMATS: Mapping[str, Callable[[Any], object]] = {
+    "svg": lambda picture: picture.to_svg(),
+    "mermaid": lambda picture: picture.to_mermaid(),
+    "text": lambda picture: picture.to_text(),
+    "draw": drawn,
+}
+
+
+def picture_row(repeats: int, name: str, build: Callable[[], Any]) -> list[str]:
+    """``name``'s model time, then each format's time from the core object and its ratio to the model."""
+    build()  # the first call pays for imports: the fresh-interpreter line below measures that
+    model = best_ms(repeats, build)
+    cells = [f"{name:<34}{model:>9.1f}"]
+    sample = build()
+    for fmt, render in FORMATS.items():
+        if not hasattr(sample, f"to_{fmt}") and fmt != "draw":
+            cells.append(f"{'—':>17}")
+            continue
+        total = best_ms(repeats, lambda render=render: render(build()))
+        cells.append(f"{total:>9.1f} {total / model:>5.1f}×  ")
+    return cells
+
+
+def sample_run(store: RunStore) -> Any:
+    return asyncio.run(run_workflow("review-changes", {"changes": "rename parse() to load()"},
+                                    store=store, runner=MockAgentRunner()))
+
+
+def fanout_run(store: RunStore, calls: int) -> Any:
+    run = asyncio.run(run_workflow("fanout", {"calls": calls}, store=store, registry=SCALE_WORKFLOWS,
+                                   agent_cap=calls, runner=MockAgentRunner()))
+    if run.status != "completed":
+        raise SystemExit(f"the {calls:,}-call run did not complete: {run.error}")
+    return run
+
+
+def pictures(repeats: int, scratch: Path) -> None:
+    builtins = alp_nb.builtin_registry()
+    large = create_agent_registry(generated_agents(1000))
+    contract = LoopContract.load(CONTRACT)
+    store = RunStore(scratch / "runs")
+    review, thousand = sample_run(store), fanout_run(store, 1000)
+
+    subjects: list[tuple[str, Callable[[], Any]]] = [
+        ("delegation graph, built-ins", lambda: alp_nb.delegation_graph(builtins)),
+        *[(f"state machine, {definition.id}", lambda definition=definition: alp_nb.state_machine(definition))
+          for definition in builtins],
+        ("status lifecycle", alp_nb.status_lifecycle),
+        ("capability matrix, built-ins", lambda: alp_nb.capability_matrix(builtins)),
+        ("  by state", lambda: alp_nb.capability_matrix(builtins, by_state=True)),
+        ("contract flow", lambda: alp_nb.contract_flow(contract)),
+        ("timeline, review-changes", lambda: RunTimeline(timeline_of(review))),
+        ("delegation graph, 1,000 agents", lambda: alp_nb.delegation_graph(large)),
+        ("capability matrix, 1,000 agents", lambda: alp_nb.capability_matrix(large)),
+        ("  by state", lambda: alp_nb.capability_matrix(large, by_state=True)),
+        ("timeline, 1,000 calls", lambda: RunTimeline(timeline_of(thousand))),
+    ]
+    print(f"Pictures, best of {repeats}: ms, and the ratio to building the model alone")
+    print(f"{'picture':<34}{'model':>9}" + "".join(f"{fmt:>9}{'':8}" for fmt in FORMATS))
+    for name, build in subjects:
+        print("".join(picture_row(repeats, name, build)))
+
+    large_svg = best_ms(repeats, lambda: alp_nb.delegation_graph(large).to_svg())
+    print(f"1,000-agent delegation graph to SVG: {large_svg:.0f} ms, {verdict(large_svg, LARGE_GRAPH_MS)}")
+
+
+
+def moves_ms(moves: int, move: Callable[[int], object]) -> tuple[float, float]:
+    """Median and worst milliseconds of ``moves`` calls to ``move(i)``, each timed on its own."""
+    timings = []
+    for index in range(moves):
+        start = time.perf_counter()
+        move(index)
+        timings.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(timings), max(timings)
+
+
+def stepper_move(moves: int) -> tuple[float, float, float]:
+    """A click on ``transition`` (or ``back``, every other move) of worker's stepper, its picture redrawn; and
+    the floor: the same session move alone, with no widget."""
+    from alp_nb.widgets import WorkflowStepper
+    from alp_nb.workflow import WorkflowSession
+
+    worker = alp_nb.builtin_registry().get("worker")
+    stepper = WorkflowStepper(worker)
+
+    def click(index: int) -> None:
+        (stepper.back_button if index % 2 else stepper.transition_button).click()
+
+    median, worst = moves_ms(moves, click)
+    session = WorkflowSession(worker)
+
+    def step(index: int) -> None:
+        if index % 2:
+            session.back()
+        else:
+            session.transition()
+
+    floor, _ = moves_ms(moves, step)
+    return median, worst, floor
+
+
+
+def viewer_move(moves: int, scratch: Path, calls: int) -> tuple[float, float, float, float]:
+    """Opening a ``RunViewer`` on a stored ``calls``-call run, from its files as an engineer after the run does
+    (seconds), then a click on ``next`` (the cursor, the call, its neighbours and the phase progress redrawn),
+    median and worst ms; and the floor: the call looked up alone."""
+    from alp_nb.widgets import RunViewer
+
+    store = RunStore(scratch / "big")
+    run_id = fanout_run(store, calls).run_id
+    start = time.perf_counter()
+    viewer = RunViewer((store, run_id))
+    opening = time.perf_counter() - start
+    if len(viewer.calls) != calls:
+        raise SystemExit(f"the viewer shows {len(viewer.calls):,} calls of {calls:,}")
+    median, worst = moves_ms(moves, lambda _: viewer.next_button.click())
+    floor, _ = moves_ms(moves, viewer.calls.call)
+    return opening, median, worst, floor
+
+
+def first_picture(runs: int) -> tuple[float, float]:
+    """Median seconds, each in a fresh interpreter, of ``import alp_nb`` and the built-in delegation graph as SVG;
+    and of ``import alp_nb`` and the registry alone."""
+    picture = "import alp_nb; alp_nb.delegation_graph(alp_nb.builtin_registry()).to_svg()"
+    registry = "import alp_nb; alp_nb.builtin_registry()"
+    drawn, floor = [], []
+    for _ in range(runs):
+        drawn.append(timed_inside(picture))
+        floor.append(timed_inside(registry))
+    return statistics.median(drawn), statistics.median(floor)
+
+
+def verdict(ms: float, target: float) -> str:
+    return f"within the {target:.0f} ms target" if ms < target else f"OVER the {target:.0f} ms target"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3, help="best of this many, per picture and format")
+    parser.add_argument("--journal-calls", type=int, default=100_000, help="calls of the viewer's run")
+    parser.add_argument("--runs", type=int, default=5, help="fresh interpreters for the first picture")
+    options = parser.parse_args()
+    matplotlib.use("Agg")
+    with tempfile.TemporaryDirectory(prefix="alp-render-") as scratch:
+        pictures(options.repeats, Path(scratch))
+        print()
+        median, worst, floor = stepper_move(50)
+        print(f"WorkflowStepper click and redraw: median {median:.2f} ms, worst {worst:.2f} ms "
+              f"({median / floor:.0f}× the session move alone, {floor * 1e3:.1f} µs); {verdict(worst, INSTANT_MS)}")
+        opening, median, worst, floor = viewer_move(50, Path(scratch), options.journal_calls)
+        print(f"RunViewer over {options.journal_calls:,} calls: opened in {opening:.2f} s; next call: "
+              f"median {median:.2f} ms, worst {worst:.2f} ms ({median / floor:.0f}× looking the call up alone, "
+              f"{floor * 1e3:.1f} µs); {verdict(worst, INSTANT_MS)}")
+    drawn, floor = first_picture(options.runs)
+    print(f"fresh interpreter, import and the built-in delegation graph's SVG: {drawn * 1e3:.0f} ms, "
+          f"{drawn / floor:.2f}× import and the registry alone ({floor * 1e3:.0f} ms)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,104 @@
+"""Every widget built from hostile strings and then driven: whatever it shows is text. Hypothesis mixes markup,
+attribute breakouts, CDATA ends, direction and zero-width characters and 10 KB labels into the roles, outputs,
+contract texts and call labels a widget shows; after every move each HTML value holds no tag or attribute the
+strings brought, each picture in it is safe SVG, and no invisible character is left to make one text read as
+another (widgets show them as ``\\uNNNN``)."""
+
+from __future__ import annotations
+
+import re
+
+from agent_factory import make_agent
+from hostile_text import (
+    CHECK,
+    HOSTILE,
+    assert_safe_html,
+    assert_safe_svg,
+    hostile_agent,
+    hostile_contract,
+    hostile_timeline,
+)
+from hypothesis import given
+from widget_support import html_values
+
+from alp_nb.agents import WorkflowDefinition, create_agent_registry, define_agent
+from alp_nb.loops import FAILURE_INJECTIONS
+from alp_nb.widgets import ContractEditor, RegistryExplorer, RunViewer, WorkflowStepper
+
+SVG = re.compile(r"<svg\b.*?</svg>", re.S)
+INVISIBLE = "\u202e\u200b"
+
+
+def assert_shows_only_text(widget: object) -> None:
+    for value in html_values(widget):
+        assert_safe_html(value)
+        for svg in SVG.findall(value):
+            assert_safe_svg(svg)
+        assert not [char for char in INVISIBLE if char in value]
+
+
+def as_role_id(text: str) -> str:
+    """``text`` as an agent file can hold it in an id: text (no lone surrogate), and no colon, which the registry
+    refuses in an id for the memory scope it would name."""
+    return text.encode("utf-8", "replace").decode().replace(":", "-")
+
+
+def hostile_registry(text: str):
+    """A lead role delegating to a role whose id, name, states and output are ``text``."""
+    workflow = WorkflowDefinition.linear(text, [(text, ["Read"]), ("DONE" + text, [])])
+    hostile = make_agent(text, displayName=text, reportsTo="lead", workflow=workflow.model_dump(by_alias=True),
+                         output={"name": text, "schema": {"type": "string", "minLength": 1}})
+    lead = make_agent("lead", displayName=text, delegatesTo=[text])
+    return create_agent_registry([define_agent(lead), define_agent(hostile)])
+
+
+@CHECK
+@given(text=HOSTILE)
+def test_a_registry_explorer_of_hostile_roles_shows_only_text_as_it_is_driven(text):
+    text = as_role_id(text)
+    explorer = RegistryExplorer(hostile_registry(text))
+    explorer.role.value = text
+    assert_shows_only_text(explorer)
+    explorer.tool.value = text
+    explorer.ask_button.click()
+    assert_shows_only_text(explorer)
+    explorer.ask({"type": "delegation", "actor": text, "target": text})
+    assert_shows_only_text(explorer)
+
+
+@CHECK
+@given(text=HOSTILE)
+def test_a_workflow_stepper_of_a_hostile_role_shows_only_text_as_it_is_driven(text):
+    stepper = WorkflowStepper(hostile_agent(text))
+    stepper.tool.value = text
+    stepper.transition(text)  # refused: not a declared next state
+    stepper.transition_button.click()
+    assert_shows_only_text(stepper)
+    stepper.output_text.value = text
+    stepper.submit_button.click()
+    stepper.back_button.click()
+    stepper.cancel_button.click()
+    assert_shows_only_text(stepper)
+
+
+@CHECK
+@given(text=HOSTILE)
+def test_a_contract_editor_of_a_hostile_contract_shows_only_text_as_it_is_driven(text):
+    text = text.encode("utf-8", "replace").decode()  # a contract is JSON or YAML text: no lone surrogates
+    editor = ContractEditor(hostile_contract(text))
+    assert_shows_only_text(editor)
+    editor.set("objective", text + text)
+    editor.set("budget.max_retries", text)  # refused by the schema, beside the field
+    editor.scenario.value = next(iter(FAILURE_INJECTIONS))
+    editor.simulate_button.click()
+    assert_shows_only_text(editor)
+
+
+@CHECK
+@given(text=HOSTILE)
+def test_a_run_viewer_over_hostile_labels_and_phases_shows_only_text_as_it_is_driven(text):
+    viewer = RunViewer(hostile_timeline(text))
+    viewer.next_button.click()
+    viewer.jump.value = text
+    viewer.find_button.click()
+    assert_shows_only_text(viewer)
