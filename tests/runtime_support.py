@@ -19,7 +19,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from alp_nb.runtime import DEFAULT_REGISTRY, MockAgentRunner, RunnerOutput, RunStore, WorkflowRegistry, run_workflow
+from alp_nb.runtime import (
+    DEFAULT_REGISTRY,
+    MockAgentRunner,
+    RunnerOutput,
+    RunStore,
+    WorkflowInputError,
+    WorkflowRegistry,
+    run_workflow,
+)
 
 CRASH_CALLS = 200
 HANG_AFTER = 100
@@ -41,6 +49,22 @@ def sealed_line(record: dict[str, Any]) -> str:
     without ``sum``, then ``"sum": "<first 16 hex of sha256(T)>"`` appended as its last member."""
     text = json.dumps({key: value for key, value in record.items() if key != "sum"}, ensure_ascii=False)
     return f'{text[:-1]}, "sum": "{hashlib.sha256(text.encode()).hexdigest()[:16]}"}}\n'
+
+
+def one_workflow(script, name: str = "wf", phases=()) -> WorkflowRegistry:
+    """A registry holding ``script`` alone, saved as ``name``."""
+    workflows = WorkflowRegistry()
+    workflows.register({"name": name, "description": "test", "phases": list(phases)}, script)
+    return workflows
+
+
+async def asks_old_questions(ctx, args):
+    """Four calls; ``asks_new_questions`` asks the same labels other prompts (a script rewritten since the run)."""
+    return [await ctx.agent(f"old question {i}", label=f"q{i}") for i in range(4)]
+
+
+async def asks_new_questions(ctx, args):
+    return [await ctx.agent(f"new question {i}", label=f"q{i}") for i in range(4)]
 
 
 def registry() -> WorkflowRegistry:
@@ -290,8 +314,12 @@ def main(argv: list[str]) -> None:
     elif mode == "retry":  # launch (or resume) `checked`, killed by the test while its retry hangs
         runner = HangsInRetry(folder / "handed-back.log", folder / "retrying.marker")
         resume = argv[2] if len(argv) > 2 else None
-        run = asyncio.run(run_workflow("checked", None if resume else {"budget": RETRY_BUDGET}, resume,
-                                       store=store, registry=registry(), runner=runner))
+        try:
+            run = asyncio.run(run_workflow("checked", None if resume else {"budget": RETRY_BUDGET}, resume,
+                                           store=store, registry=registry(), runner=runner))
+        except WorkflowInputError as refusal:
+            print(json.dumps({"refused": {"code": refusal.code, "message": refusal.message}}))
+            return
         print(json.dumps(run.to_json()))
     elif mode == "hold":  # resume and hang on the first new call, holding the run's lock
         asyncio.run(run_workflow("crash", None, argv[2], store=store, registry=registry(),

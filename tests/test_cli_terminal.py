@@ -46,7 +46,7 @@ def test_runs_views_use_the_one_plain_of_the_terminal_module():
     assert runs.plain is terminal.plain
 
 
-@pytest.mark.parametrize("module", ["agent.py", "context.py", "contract.py", "policy.py"])
+@pytest.mark.parametrize("module", ["agent.py", "context.py", "contract.py", "policy.py", "runs.py"])
 def test_the_command_modules_print_only_through_the_terminal_module(module):
     """A bare ``print`` or ``json.dumps`` in a command module would send untrusted text to the terminal as is,
     and an ``input`` prompt is escaped like any line."""

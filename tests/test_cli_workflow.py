@@ -112,12 +112,21 @@ def test_resume_finishes_a_failed_run_running_only_the_calls_not_journaled(capsy
     assert "done     audit:security" in done
 
 
-def test_a_failed_run_exits_1_and_prints_how_to_resume_it(capsys, store):
+def test_a_run_out_of_budget_exits_1_and_says_to_raise_the_budget_rather_than_repeat_the_command(capsys, store):
     code, out, err = run(capsys, "workflow", "run", "review-changes", "--args", '{"changes": "x", "budget": 1}',
                          "--store", store)
     assert (code, err) == (1, "")
     assert labelled(out, "STATUS") == "STATUS     failed"
     assert "token budget" in labelled(out, "ERROR")
+    assert labelled(out, "BUDGET").endswith(f"alp-nb workflow resume {run_id_of(out)} --store {store} --budget N "
+                                            "(N above 19)")
+    assert not [line for line in out.splitlines() if line.startswith("RESUME")]
+
+
+def test_a_failed_run_exits_1_and_prints_how_to_resume_it(capsys, store):
+    code, out, _ = run(capsys, "workflow", "run", "review-changes", "--args", CHANGES, "--store", store,
+                       "--agent-cap", "3")
+    assert code == 1 and "agent cap of 3" in labelled(out, "ERROR")
     assert labelled(out, "RESUME") == f"RESUME     alp-nb workflow resume {run_id_of(out)} --store {store}"
 
 

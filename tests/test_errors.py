@@ -18,6 +18,7 @@ from alp_nb import (
     LOOP_CONTRACT_ERROR_CODES,
     POLICY_ERROR_CODES,
     REGISTRY_ERROR_CODES,
+    REPLAY_ERROR_CODES,
     RUNTIME_ERROR_CODES,
     VIZ_ERROR_CODES,
     WORKFLOW_ERROR_CODES,
@@ -25,6 +26,7 @@ from alp_nb import (
     AgentRegistryError,
     AlpError,
     LoopContractError,
+    ReplayError,
     UsageError,
     VizError,
     WorkflowError,
@@ -46,6 +48,7 @@ TABLES = {
     "WorkflowInputError": RUNTIME_ERROR_CODES,
     "Workflow tool result": RUNTIME_ERROR_CODES,
     "LoopContractError": LOOP_CONTRACT_ERROR_CODES,
+    "ReplayError": REPLAY_ERROR_CODES,
     "UsageError": CLI_ERROR_CODES,
     "VizError": VIZ_ERROR_CODES,
 }
@@ -61,6 +64,7 @@ RAISERS = {
     "WorkflowError": ("WorkflowError", 0),
     "WorkflowInputError": ("WorkflowInputError", 0), "_error": ("Workflow tool result", 0),
     "LoopContractError": ("LoopContractError", 0),
+    "ReplayError": ("ReplayError", 0),
     "UsageError": ("UsageError", 0),
     "VizError": ("VizError", 0),
 }
@@ -71,7 +75,7 @@ reason)`` a ``Deny``, the Workflow tool's ``_error`` an error result)."""
 LAYER_OF = {"RefusedFile": "base", "UntrustedJson": "base",
             "AgentRegistryError": "agents", "AgentError": "agents", "policy answer": "agents",
             "WorkflowError": "workflow", "WorkflowInputError": "runtime", "Workflow tool result": "runtime",
-            "LoopContractError": "loops", "UsageError": "cli", "VizError": "viz"}
+            "LoopContractError": "loops", "ReplayError": "replay", "UsageError": "cli", "VizError": "viz"}
 
 
 def codes_in_the_source() -> dict[str, set[str]]:
@@ -132,6 +136,7 @@ def test_every_public_exception_alp_nb_defines_derives_from_the_one_root():
     WorkflowInputError("RUN_NOT_FOUND", "no run"),
     LoopContractError("CONTRACT_INVALID", "contract: not a valid loop contract", ("name: Field required",)),
     UsageError("USAGE", "name one role, or pass --all"),
+    ReplayError("STORE_NOT_FOUND", "no run store at runs: the folder does not exist"),
     RefusedFile("/store/run.lock", "is a symbolic link, which alp_nb does not follow"),
     UntrustedJson('repeated key "a"'),
 ], ids=lambda error: type(error).__name__)
@@ -181,6 +186,7 @@ def test_each_class_publishes_its_table_as_codes():
     assert WorkflowError.codes == WORKFLOW_ERROR_CODES
     assert WorkflowInputError.codes == RUNTIME_ERROR_CODES
     assert LoopContractError.codes == LOOP_CONTRACT_ERROR_CODES
+    assert ReplayError.codes == REPLAY_ERROR_CODES
     assert UsageError.codes == CLI_ERROR_CODES
     assert VizError.codes == VIZ_ERROR_CODES
 

@@ -8,7 +8,7 @@ import threading
 
 import jsonschema
 import pytest
-from runtime_support import FailingRunner, ThreadRecordingRunner, YieldingRunner, registry
+from runtime_support import FailingRunner, ThreadRecordingRunner, YieldingRunner, one_workflow, registry
 
 from alp_nb.runtime import (
     EventStream,
@@ -16,7 +16,6 @@ from alp_nb.runtime import (
     RunnerOutput,
     RunStore,
     WorkflowInputError,
-    WorkflowRegistry,
     run_workflow,
 )
 from alp_nb.runtime.runners import mock_value
@@ -28,11 +27,6 @@ OBJECT_SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "r
 def store(tmp_path):
     return RunStore(tmp_path / "runs")
 
-
-def one_workflow(script, name="wf", phases=()):
-    workflows = WorkflowRegistry()
-    workflows.register({"name": name, "description": "test", "phases": list(phases)}, script)
-    return workflows
 
 
 def run(name, store, workflows, **options):

@@ -120,8 +120,12 @@ def test_s16_defect_2_budget_counts_cached_tokens_so_a_resume_never_finishes_ove
     assert again.status == "failed" and again.task.usage.cumulative.tokens == 30
     assert again.error == "`step-2` took the run over its token budget (30 of 25 tokens); its result is journaled"
     assert journal_labels(store, first.run_id) == ["step-0", "step-1", "step-2"]
-    third = launch("sequence", store, resume=first.run_id, runner=MockAgentRunner(tokens=10))
-    assert third.status == "failed" and third.error.startswith("token budget of 25 is spent (30 tokens used)")
+    before = store.paths(first.run_id).snapshot.read_bytes()
+    with pytest.raises(WorkflowInputError) as refused:  # it would stop at its first call: refused, nothing written
+        launch("sequence", store, resume=first.run_id, runner=MockAgentRunner(tokens=10))
+    assert refused.value.code == "BUDGET_EXCEEDED" and "(30 of 25 tokens)" in refused.value.message
+    assert "--budget N" in refused.value.message
+    assert store.paths(first.run_id).snapshot.read_bytes() == before
 
 
 def test_s16_defect_2_the_call_that_trips_the_budget_is_journaled_and_counted(store):

@@ -35,7 +35,7 @@ def test_snapshot_holds_workflow_args_digest_status_usage_attempts_and_pid(store
     result = launch("sequence", store, args={"calls": 2})
     data = json.loads(store.paths(result.run_id).snapshot.read_text())
     assert {"runId", "taskId", "workflowName", "args", "scriptDigest", "status", "usage", "attempts", "pid",
-            "phases", "logs", "error", "updatedAt"} == set(data)
+            "phases", "logs", "error", "errorCode", "budget", "fork", "updatedAt"} == set(data)
     assert data["workflowName"] == "sequence" and data["args"] == {"calls": 2} and data["status"] == "completed"
     assert data["usage"]["attempt"] == data["usage"]["cumulative"] == {"agents": 2, "tokens": 2 * (8 + 6 // 4)}
     (attempt,) = data["attempts"]

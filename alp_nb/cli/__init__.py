@@ -25,7 +25,8 @@ __all__ = ["CLI_ERROR_CODES", "UsageError", "main"]
 COMMAND_GROUPS = {
     "agent": "list, show, test and trust roles",
     "context": "inspect an execution",
-    "workflow": "list, run, resume and show saved workflows",
+    "workflow": "list, run, plan, resume and show saved workflows",
+    "runs": "list and show the runs of a store, read after the fact",
     "contract": "lint, simulate, review and draft loop contracts",
     "policy": "ask the policy engine what-if questions",
 }

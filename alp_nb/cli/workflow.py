@@ -12,13 +12,23 @@ import argparse
 import asyncio
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Any, Self, TextIO
+from typing import Any, NamedTuple, Self, TextIO
 
 from alp_nb.base.untrusted_json import UntrustedJson, loads_untrusted
-from alp_nb.runtime import DEFAULT_REGISTRY, RunStore, WorkflowInputError, WorkflowRun, resume_workflow, run_workflow
+from alp_nb.runtime import (
+    DEFAULT_REGISTRY,
+    RunStore,
+    WorkflowInputError,
+    WorkflowRun,
+    load_workflow_file,
+    resume_workflow,
+    run_workflow,
+)
 from alp_nb.viz.runs import CallTally, event_line, progress_bar, run_text, stored_run_text, workflow_registry_text
+from alp_nb.viz.terminal import print_lines
 
 STORE_HELP = "run store folder (default: ./.alp-runs)"
+SCRIPT_HELP = "a Python file that saves the workflow with @saved_workflow (for a workflow not built in)"
 INTERRUPTED = 130  # the shell's code for a command stopped by Ctrl-C (128 + SIGINT)
 
 
@@ -32,17 +42,40 @@ def register(group: argparse.ArgumentParser) -> None:
     run.add_argument("--args", help="the workflow's arguments, a JSON object")
     run.add_argument("--store", help=STORE_HELP)
     run.add_argument("--agent-cap", type=int, default=1000, help="distinct agent calls allowed (default 1000)")
+    run.add_argument("--script", help=SCRIPT_HELP)
     run.set_defaults(handler=_run)
     resume = workflow.add_parser("resume", help="resume a run: journaled calls are served from the journal")
     resume.add_argument("run_id", nargs="?", help="wf_… (default: the store's last run)")
     resume.add_argument("--store", help=STORE_HELP)
     resume.add_argument("--agent-cap", type=int, default=1000,
                         help="distinct agent calls allowed (default 1000); raise it to finish a run that hit the cap")
+    resume.add_argument("--budget", type=int, help="raise the run's token budget to N tokens for this resume and "
+                        "the next (recorded on the attempt)")
+    resume.add_argument("--script", help=SCRIPT_HELP)
     resume.set_defaults(handler=_resume)
     show = workflow.add_parser("show", help="a stored run: status, usage, phases and every journaled call")
     show.add_argument("run_id", help="wf_…")
     show.add_argument("--store", help=STORE_HELP)
     show.set_defaults(handler=_show)
+    plan = workflow.add_parser("plan", help="what a resume of a run would do, call by call, without running it: "
+                               "cached or live, and why each live call runs")
+    plan.add_argument("run_id", nargs="?", help="wf_… (default: the store's last run)")
+    plan.add_argument("--store", help=STORE_HELP)
+    plan.add_argument("--script", help=SCRIPT_HELP)
+    plan.add_argument("--budget", type=int, help="plan the resume under a token budget raised to N tokens")
+    plan.add_argument("--agent-cap", type=int, default=1000, help="distinct agent calls allowed (default 1000)")
+    plan.set_defaults(handler=_plan)
+
+
+def _plan(args: argparse.Namespace) -> int:
+    """The plan's text view, every call; nothing is written and no model is asked (pandas loads only here)."""
+    from alp_nb.replay.plan import plan_resume
+    from alp_nb.viz.plans import resume_plan_text
+
+    _load_script(args.script)
+    plan = plan_resume(args.run_id, store=args.store, budget=args.budget, agent_cap=args.agent_cap)
+    print_lines(*resume_plan_text(plan, every_call=True, show_warnings=False).split("\n"))  # warnings: stderr
+    return 0
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -52,13 +85,22 @@ def _list(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     workflow_args = _json_object(args.args)
+    _load_script(args.script)
     return _drive(lambda progress: run_workflow(args.name, workflow_args, store=args.store, agent_cap=args.agent_cap,
-                                                on_event=progress), args.store)
+                                                on_event=progress), _Where(args.store, args.script))
 
 
 def _resume(args: argparse.Namespace) -> int:
+    _load_script(args.script)
     return _drive(lambda progress: resume_workflow(args.run_id, store=args.store, agent_cap=args.agent_cap,
-                                                   on_event=progress), args.store)
+                                                   budget=args.budget, on_event=progress),
+                  _Where(args.store, args.script))
+
+
+def _load_script(path: str | None) -> None:
+    """Save the workflows of the file named by ``--script`` before the run looks its workflow up."""
+    if path is not None:
+        load_workflow_file(path)
 
 
 def _show(args: argparse.Namespace) -> int:
@@ -67,7 +109,14 @@ def _show(args: argparse.Namespace) -> int:
     return 0
 
 
-def _drive(launch: Callable[[_Progress], Awaitable[WorkflowRun]], store: str | None) -> int:
+class _Where(NamedTuple):
+    """The options a command resuming the run must repeat: its store, and the file its workflow is saved in."""
+
+    store: str | None
+    script: str | None
+
+
+def _drive(launch: Callable[[_Progress], Awaitable[WorkflowRun]], where: _Where) -> int:
     """Run to the end with live progress. Ctrl-C stops the run (it is recorded ``cancelled``, its journal kept)
     and says how to resume it; a reader that closed the pipe stops it too, quietly."""
     progress = _Progress(sys.stdout)
@@ -80,13 +129,13 @@ def _drive(launch: Callable[[_Progress], Awaitable[WorkflowRun]], store: str | N
         with progress:
             run = asyncio.run(watched())
     except KeyboardInterrupt:
-        print(f"alp-nb: interrupted{_resume_hint(progress.run_id, store, '; resume with ')}", file=sys.stderr)
+        print(f"alp-nb: interrupted{_resume_hint(progress.run_id, where, '; resume with ')}", file=sys.stderr)
         return INTERRUPTED
     except asyncio.CancelledError:
         if progress.closed:
             raise BrokenPipeError from None  # the command line's quiet exit for a reader that left
         raise
-    return _report(run, store)
+    return _report(run, where)
 
 
 def _json_object(text: str | None) -> Any:
@@ -101,21 +150,27 @@ def _json_object(text: str | None) -> Any:
         raise WorkflowInputError("INVALID_ARGS", f"--args is not valid JSON: {problem}") from None
 
 
-def _report(run: WorkflowRun, store: str | None) -> int:
+def _report(run: WorkflowRun, where: _Where) -> int:
     print(run_text(run))
     print(f"OUTPUT     {run.launched.output_file}")
     if run.status == "completed":
         return 0
-    print(_resume_hint(run.run_id, store, "RESUME     "))
+    task = run.task
+    if task.error_code == "BUDGET_EXCEEDED" and task.budget is not None:  # the same command would stop at once
+        spent = task.usage.cumulative.tokens
+        print_lines(f"BUDGET     {spent} of {task.budget} tokens spent; to go on, raise it: "
+                    f"{_resume_hint(run.run_id, where, '')} --budget N (N above {max(spent, task.budget)})")
+        return 1
+    print(_resume_hint(run.run_id, where, "RESUME     "))
     return 1
 
 
-def _resume_hint(run_id: str | None, store: str | None, lead: str) -> str:
+def _resume_hint(run_id: str | None, where: _Where, lead: str) -> str:
     """``lead`` and the command that resumes the run (nothing before a run id was given out)."""
     if run_id is None:
         return ""
-    where = f" --store {store}" if store else ""
-    return f"{lead}alp-nb workflow resume {run_id}{where}"
+    options = "".join(f" --{name} {value}" for name, value in where._asdict().items() if value)
+    return f"{lead}alp-nb workflow resume {run_id}{options}"
 
 
 class _Progress:

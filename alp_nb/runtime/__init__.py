@@ -10,12 +10,22 @@ from alp_nb.base.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .anthropic_runner import AnthropicAgentRunner as AnthropicAgentRunner
+    from .calls import CallObserver as CallObserver, CallRecord as CallRecord
+    from .dry_runs import (
+        DryRun as DryRun,
+        JournalMatch as JournalMatch,
+        StandInRunner as StandInRunner,
+        dry_run as dry_run,
+        journal_match as journal_match,
+    )
     from .errors import RUNTIME_ERROR_CODES as RUNTIME_ERROR_CODES, WorkflowInputError as WorkflowInputError
     from .events import Event as Event, EventStream as EventStream
     from .execution_context import ExecutionContext as ExecutionContext, TokenBudget as TokenBudget
-    from .journal import JournalEntry as JournalEntry, read_journal as read_journal
+    from .fork import Fork as Fork
+    from .journal import JournalEntry as JournalEntry, JournalRead as JournalRead, read_journal as read_journal
     from .keys import call_key as call_key, validate_run_id as validate_run_id
     from .meta import WorkflowMeta as WorkflowMeta, validate_meta as validate_meta
+    from .resume import ResumeDecision as ResumeDecision, decide_resume as decide_resume
     from .run import (
         LaunchEnvelope as LaunchEnvelope,
         WorkflowRun as WorkflowRun,
@@ -29,10 +39,12 @@ if TYPE_CHECKING:
         SavedWorkflow as SavedWorkflow,
         WorkflowRegistry as WorkflowRegistry,
         list_workflows as list_workflows,
+        load_workflow_file as load_workflow_file,
         saved_workflow as saved_workflow,
     )
     from .snapshot import (
         Attempt as Attempt,
+        ForkOrigin as ForkOrigin,
         PhaseProgress as PhaseProgress,
         RunSnapshot as RunSnapshot,
         Usage as Usage,

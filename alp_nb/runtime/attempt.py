@@ -25,9 +25,10 @@ from alp_nb.agents.errors import AgentError
 from alp_nb.agents.output_contract import OutputContract
 from alp_nb.base.untrusted_json import UntrustedJson, loads_untrusted
 
+from .calls import CallObserver
 from .errors import WorkflowInputError
 from .events import EventLog
-from .journal import CachedCall, JournalWriter, journaled
+from .journal import CachedCall, JournalRead, JournalWriter, MemoryJournal, journaled
 from .keys import canonical_dumps
 from .runners import RunnerOutput, invoker
 from .snapshot import SNAPSHOT_LOG_LINES, PhaseProgress, Usage
@@ -39,12 +40,16 @@ DONE, CACHED, FAILED, CANCELLED = 0, 1, 2, 3
 class AttemptState:
     """The journal cache and writer, usage, budget, cap, phases, logs and events of one attempt."""
 
-    def __init__(self, *, cache: dict[str, CachedCall], s16_keys: bool, writer: JournalWriter, events: EventLog,
+    def __init__(self, *, journal: JournalRead, writer: JournalWriter | MemoryJournal, events: EventLog,
                  runner: Any, concurrency: int, agent_cap: int, budget_total: int | None, spent_before: int,
-                 phases: tuple[str, ...], on_phase: Callable[[], None]) -> None:
-        self.cache = cache
-        self.s16_keys = s16_keys
+                 phases: tuple[str, ...], on_phase: Callable[[], None], on_call: CallObserver | None = None,
+                 prompts: Mapping[str, str] | None = None) -> None:
+        self.journal = journal
+        self.cache: dict[str, CachedCall] = journal.calls  # answers made in this attempt join it
+        self.on_call = on_call
+        self.prompts = prompts or {}  # a fork's prompts, asked instead of the script's (by label)
         self.writer = writer
+        self.first_seq = writer.next_seq  # lines from here on are this attempt's own answers
         self.events = events
         self.agent_cap = agent_cap
         self.budget_total = budget_total
@@ -128,9 +133,10 @@ class AttemptState:
         return hit[0]
 
     async def share(self, key: str, label: str, prompt: str, schema: Any, phase: str | None,
-                    workflow: str | None) -> Any:
+                    workflow: str | None) -> tuple[Any, bool]:
         """The same call is running now (a twin in ``parallel``): wait for it and take its journaled answer, so
-        one call gets one runner answer. If the twin failed, make the call here."""
+        one call gets one runner answer. If the twin failed, make the call here. Returns the value and whether
+        this call went to the runner itself."""
         running = self.running
         while key in running:
             twin = running[key]
@@ -139,8 +145,8 @@ class AttemptState:
             await asyncio.wait((twin,))  # unlike awaiting it, never cancels the twin's future
             hit = self.cache.get(key)
             if hit is not None:
-                return self.serve_cached(hit, key, label, phase, workflow)
-        return await self.call(key, label, prompt, schema, phase, workflow)
+                return self.serve_cached(hit, key, label, phase, workflow), False
+        return await self.call(key, label, prompt, schema, phase, workflow), True
 
     async def call(self, key: str, label: str, prompt: str, schema: Any, phase: str | None,
                    workflow: str | None) -> Any:
@@ -170,7 +176,7 @@ class AttemptState:
                 except BaseException as error:
                     self.count(phase, FAILED)
                     events.publish(_tagged({"type": "workflow_agent", "status": "failed", "key": key,
-                                            "label": label, "phase": phase, "error": _describe(error)}, workflow))
+                                            "label": label, "phase": phase, "error": describe(error)}, workflow))
                     raise
             self.cache[key] = (value, tokens, seq)
         finally:
@@ -300,7 +306,7 @@ def _tagged(event: dict[str, Any], workflow: str | None) -> dict[str, Any]:
     return event
 
 
-def _describe(error: BaseException) -> str:
+def describe(error: BaseException) -> str:
     """The error as one line of valid text: it goes into the snapshot, the events and the output file,
     so a lone surrogate in a script's message is shown escaped instead of breaking those writes."""
     if isinstance(error, WorkflowInputError):

@@ -9,20 +9,25 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+import json
+import sys
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from functools import partial
-from types import CoroutineType
+from types import CoroutineType, FrameType
 from typing import TYPE_CHECKING, Any
 
+from alp_nb.base.errors import AlpError
 from alp_nb.base.frozen import thaw
+from alp_nb.base.untrusted_json import UntrustedJson, loads_untrusted
 
-from .attempt import AttemptState
+from .attempt import AttemptState, describe
+from .calls import FLOW, CallObserver, CallRecord, Flow, current_flow
 from .errors import WorkflowInputError
-from .keys import call_key, default_label, s16_call_key
+from .keys import call_key, default_label
 from .meta import validate_args
 
 if TYPE_CHECKING:
-    from .saved_workflows import WorkflowRegistry
+    from .saved_workflows import SavedWorkflow, WorkflowRegistry
 
 MAX_NESTING = 1
 
@@ -73,15 +78,23 @@ class ExecutionContext:
     def current_phase(self) -> str | None:
         return self._phase
 
-    async def agent(self, prompt: str, schema: Mapping[str, Any] | None = None, label: str | None = None,
-                    phase: str | None = None) -> Any:
-        """One agent call; with a schema the answer is validated (one retry with a reminder, then an error)."""
+    def agent(self, prompt: str, schema: Mapping[str, Any] | None = None, label: str | None = None,
+              phase: str | None = None) -> Coroutine[Any, Any, Any]:
+        """One agent call (to await); with a schema the answer is validated (one retry with a reminder, then an
+        error). Under an observer, where the script asked for it is kept too: the line of its caller."""
+        where = _call_site(sys._getframe(1)) if self._state.on_call is not None else None
+        return self._agent(prompt, schema, label, phase, where)
+
+    async def _agent(self, prompt: str, schema: Mapping[str, Any] | None, label: str | None, phase: str | None,
+                     where: str | None) -> Any:
         if type(prompt) is not str:
             raise WorkflowInputError("INVALID_CALL", "agent() prompt must be a string")
         if label is None or label == "":  # s16's `label or prompt[:24] + "..."`
             label = default_label(prompt)
         elif type(label) is not str:
             raise WorkflowInputError("INVALID_CALL", "agent() label must be a string")
+        if self._state.prompts:
+            prompt = self._state.prompts.get(label, prompt)
         if schema is not None and type(schema) is not dict:
             schema = thaw(schema)
         try:
@@ -97,16 +110,47 @@ class ExecutionContext:
         else:
             _check_unicode(f"agent `{label}` phase", phase)
         state = self._state
-        hit = state.cache.get(key)
-        if hit is None and state.s16_keys:
-            hit = state.cache.get(s16_call_key("agent", label, prompt, schema))
+        if state.on_call is not None:
+            return await self._watched(state.on_call, key, label, prompt, schema, phase, where)
+        hit = state.journal.lookup(key, label, prompt, schema)
         if key not in state.calls:
             state.admit(key, label)
         if hit is not None:
             return state.serve_cached(hit, key, label, phase, self._nested_name)
         if key in state.running:
-            return await state.share(key, label, prompt, schema, phase, self._nested_name)
+            return (await state.share(key, label, prompt, schema, phase, self._nested_name))[0]
         return await state.call(key, label, prompt, schema, phase, self._nested_name)
+
+    async def _watched(self, observe: CallObserver, key: str, label: str, prompt: str, schema: Any,
+                       phase: str | None, where: str | None) -> Any:
+        """``agent()`` with an observer: the same steps, then its ``CallRecord`` (see ``calls``), a failed call's
+        included; the call's flow is marked live once a runner was asked."""
+        state, workflow = self._state, self._nested_name
+        flow = current_flow()
+        after_live = flow.live
+        hit = state.journal.lookup(key, label, prompt, schema)
+        live = False
+        try:
+            if key not in state.calls:
+                state.admit(key, label)
+            if hit is not None:
+                value = state.serve_cached(hit, key, label, phase, workflow)
+            elif key in state.running:
+                value, live = await state.share(key, label, prompt, schema, phase, workflow)
+            else:
+                live = True
+                value = await state.call(key, label, prompt, schema, phase, workflow)
+        except Exception as error:
+            flow.live = flow.live or live
+            observe(CallRecord(key, label, prompt, schema, phase, workflow, "failed", after_live=after_live,
+                               error=describe(error), where=where))
+            raise
+        answer = hit if hit is not None else state.cache.get(key)
+        flow.live = flow.live or live or (answer is not None and answer[2] >= state.first_seq)  # a fresh answer
+        observe(CallRecord(key, label, prompt, schema, phase, workflow, "live" if live else "cached", value,
+                           tokens=answer[1] if answer else 0, seq=answer[2] if answer else None,
+                           after_live=after_live, where=where))
+        return value
 
     async def parallel(self, thunks: Iterable[Callable[[], Awaitable[Any]] | Awaitable[Any]]) -> list[Any]:
         """Run every thunk at once and wait for all (a barrier). The first failure cancels the siblings still
@@ -187,6 +231,8 @@ async def _all_or_cancel(thunks: list[Any]) -> list[Any]:
     tasks: list[asyncio.Task[None]] = []
     finished = _AllDone(tasks)
     left = len(thunks)
+    parent = FLOW.get()  # None unless an observer watches the run (see calls.py)
+    flows = [] if parent is None else [Flow(parent.live) for _ in thunks]
 
     def fail(error: BaseException) -> None:
         current = asyncio.current_task()
@@ -198,6 +244,8 @@ async def _all_or_cancel(thunks: list[Any]) -> list[Any]:
 
     async def sibling(index: int, thunk: Any) -> None:
         nonlocal left
+        if flows:
+            FLOW.set(flows[index])
         try:
             awaitable = thunk() if callable(thunk) else thunk
             if type(awaitable) is not CoroutineType and not inspect.isawaitable(awaitable):
@@ -223,7 +271,14 @@ async def _all_or_cancel(thunks: list[Any]) -> list[Any]:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)  # nothing is journaled after this returns
         raise
+    if parent is not None:  # past the barrier, the script may use every branch's answers
+        parent.live = parent.live or any(flow.live for flow in flows)
     return results
+
+
+def _call_site(frame: FrameType) -> str:
+    """``file:line`` of the frame that asked for an agent call (a lambda's, inside ``parallel``)."""
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
 
 
 def _not_unicode(prompt: str, label: str, error: UnicodeEncodeError) -> str:
@@ -243,3 +298,27 @@ def _check_unicode(field: str, text: str) -> None:
     except UnicodeEncodeError as bad:
         raise WorkflowInputError("INVALID_CALL", f"{field} is not valid Unicode text: {bad.reason} at character "
                                  f"{bad.start}") from None
+
+
+async def run_script(saved: SavedWorkflow, state: AttemptState, *, run_id: str, args: dict[str, Any],
+                     registry: WorkflowRegistry) -> tuple[Any, str, str | None, str | None]:
+    """Run ``saved``'s script in ``state`` to its end: (result, status, error, error code). A script failure
+    ends it ``failed`` with the error described (and its code, if it has one); cancellation ends it
+    ``cancelled``; a result that is not JSON the output file can hold fails it."""
+    ctx = ExecutionContext(state, run_id=run_id, workflow_name=saved.meta.name,
+                           args=json.loads(json.dumps(args)), registry=registry)
+    token = FLOW.set(Flow()) if state.on_call is not None else None  # an observer sees which calls followed live
+    try:
+        result = await saved.fn(ctx, ctx.args)
+    except asyncio.CancelledError:
+        return None, "cancelled", "cancelled", None
+    except Exception as error:  # any script failure ends the run as failed, reported
+        return None, "failed", describe(error), error.code if isinstance(error, AlpError) else None
+    finally:
+        if token is not None:
+            FLOW.reset(token)
+    try:  # as the output file will hold it, and as it must read back
+        loads_untrusted(json.dumps(result, allow_nan=False, ensure_ascii=False).encode())
+    except (TypeError, ValueError, RecursionError, UntrustedJson) as error:
+        return None, "failed", f"the workflow result is not JSON: {error}", None
+    return result, "completed", None, None

@@ -27,6 +27,7 @@ import json
 import math
 import os
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -39,7 +40,7 @@ from alp_nb.base.safe_files import open_regular
 from alp_nb.base.untrusted_json import MAX_INT_DIGITS, UntrustedJson, loads_untrusted
 
 from .errors import WorkflowInputError
-from .keys import canonical_dumps
+from .keys import canonical_dumps, s16_call_key
 from .store_files import open_store_file, store_file
 
 S16_KEY_LENGTH = len("agent-") + 10
@@ -106,6 +107,10 @@ CachedCall = tuple[Any, int, int]
 Spend = tuple[int, int, str]
 """A spend line as usage needs it: (seq, tokens, call key)."""
 
+RecordHandler = Callable[[dict[str, Any], int, int], None]
+"""Given each line a reader accepts, in file order: its record (checked as a resume checks it), its seq and its line
+number. A call recorded twice with the same value is given once, as the resume counts it."""
+
 
 @dataclass
 class JournalRead:
@@ -122,9 +127,19 @@ class JournalRead:
     legacy_lines: int = 0
     """Lines without a checksum (s16's, or our ``v`` 1): read as they always were, but nothing vouches for them."""
 
+    def lookup(self, key: str, label: str, prompt: str, schema: Any) -> CachedCall | None:
+        """The journaled answer a resume serves for the call ``key`` (label, prompt, schema), if any: by its key, or
+        in a journal the s16 reference wrote, by that runtime's 10-digit key. The one rule every reader uses."""
+        hit = self.calls.get(key)
+        if hit is None and self.has_s16_keys:
+            hit = self.calls.get(s16_call_key("agent", label, prompt, schema))
+        return hit
 
-def read_journal(path: str | os.PathLike[str], *, keep_entries: bool = False) -> JournalRead:
-    """Parse ``path`` (a missing file is an empty journal); ``keep_entries`` also builds JournalEntry models.
+
+def read_journal(path: str | os.PathLike[str], *, keep_entries: bool = False,
+                 on_record: RecordHandler | None = None) -> JournalRead:
+    """Parse ``path`` (a missing file is an empty journal); ``keep_entries`` also builds JournalEntry models;
+    ``on_record`` is handed every accepted line's record instead (a reader building its own table in bulk).
 
     Lines are read one at a time and only (value, tokens, seq) is kept per call, so memory grows with the
     journal's values, not its prompts and schemas. The file is opened without following a link.
@@ -133,13 +148,13 @@ def read_journal(path: str | os.PathLike[str], *, keep_entries: bool = False) ->
     read = JournalRead(entries=[] if keep_entries else None)
     try:
         with store_file(path, "read"), os.fdopen(open_regular(path, os.O_RDONLY), "rb") as handle:
-            _read_lines(handle, path, read)
+            _read_lines(handle, path, read, on_record)
     except FileNotFoundError:
         pass
     return read
 
 
-def _read_lines(handle: BinaryIO, path: Path, read: JournalRead) -> None:
+def _read_lines(handle: BinaryIO, path: Path, read: JournalRead, on_record: RecordHandler | None) -> None:
     name, calls, entries, spends = path.name, read.calls, read.entries, read.spends
     next_seq = 1
     offset = good_bytes = first_sealed = 0
@@ -173,6 +188,8 @@ def _read_lines(handle: BinaryIO, path: Path, read: JournalRead) -> None:
             next_seq = seq + 1
         if record.get("kind") == "spend":
             spends.append((seq, record["tokens"], key))
+            if on_record is not None:
+                on_record(record, seq, line_no)
             continue
         call = (record["value"], record.get("tokens", 0), seq)
         known = calls.setdefault(key, call)
@@ -181,6 +198,8 @@ def _read_lines(handle: BinaryIO, path: Path, read: JournalRead) -> None:
                 raise WorkflowInputError("JOURNAL_TAMPERED", f"{name} lines {_first_line(path, key)} and {line_no} "
                                          f"record call `{key}` with different values")
             continue
+        if on_record is not None:
+            on_record(record, seq, line_no)
         if entries is not None:
             entries.append(_entry(record, f"{name} line {line_no}", read.warnings))
     read.good_bytes, read.next_seq = good_bytes, next_seq
@@ -318,3 +337,21 @@ class JournalWriter:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
+
+
+class MemoryJournal:
+    """A journal writer that writes nothing: the lines of a dry run, kept in memory (numbered after the real
+    journal's last line), so the same call made twice in it is served the second time, as in a real run."""
+
+    def __init__(self, next_seq: int = 1) -> None:
+        self.next_seq = next_seq
+        self.records: list[dict[str, Any]] = []
+
+    def append(self, record: dict[str, Any]) -> int:
+        seq = self.next_seq
+        self.records.append({"seq": seq, **record})
+        self.next_seq = seq + 1
+        return seq
+
+    def close(self) -> None:
+        """Nothing to close: kept for the writer's interface."""

@@ -13,32 +13,35 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import time
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Coroutine, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
-from alp_nb.base.frozen import FrozenModel, thaw
-from alp_nb.base.untrusted_json import UntrustedJson, loads_untrusted
+from alp_nb.base.frozen import FrozenModel
 
-from .attempt import AttemptState, _describe
+from .attempt import AttemptState
+from .calls import CallObserver
+from .dry_runs import dry_run, journal_match
 from .errors import WorkflowInputError
 from .events import EventLog, Subscriber
-from .execution_context import ExecutionContext
+from .execution_context import run_script
+from .fork import Fork, ForkSeed, fork_seed
 from .journal import JournalRead, JournalWriter, read_journal
-from .keys import canonical_dumps, validate_run_id
+from .keys import validate_run_id
 from .meta import validate_args
 from .progress import progress_subscriber
+from .resume import ResumeDecision, check_raised_budget, decide_resume, resumable_args, warn_if_journal_lost
 from .runners import MockAgentRunner
 from .saved_workflows import DEFAULT_REGISTRY, SavedWorkflow, WorkflowRegistry
-from .snapshot import Attempt, RunSnapshot, Usage, UsageReport
-from .store import RunLock, RunStore, caught_up_attempt
+from .snapshot import Attempt, RunSnapshot, Usage, UsageReport, run_budget
+from .store import RunLock, RunStore
 
 Durability = Literal["flush", "fsync"]
+_T = TypeVar("_T")
 
 
 class LaunchEnvelope(FrozenModel):
@@ -78,19 +81,23 @@ class WorkflowRun:
                 "task": self.task.to_json()}
 
 
-async def run_workflow(name: str, args: Mapping[str, Any] | None = None, resume_from_run_id: str | None = None, *,
+async def run_workflow(name: str, args: Any = None, resume_from_run_id: str | None = None, *,
                        store: RunStore | str | os.PathLike[str] | None = None, runner: Any = None,
                        registry: WorkflowRegistry | None = None, agent_cap: int = 1000, concurrency: int = 8,
                        durability: Durability = "flush",
                        on_event: Subscriber | Iterable[Subscriber] | None = None,
-                       progress: bool = False) -> WorkflowRun:
+                       on_call: CallObserver | None = None, progress: bool = False, budget: int | None = None,
+                       fork: Fork | None = None) -> WorkflowRun:
     """Run a saved workflow, or resume ``resume_from_run_id`` (same workflow; args default to the saved ones).
     A new run's args must match the workflow's declared args schema, if it has one (INVALID_ARGS otherwise).
 
     ``store``: a RunStore or folder (default ``./.alp-runs``); ``runner``: an AgentRunner (default
     MockAgentRunner); ``durability="fsync"`` syncs every journal line; ``on_event``: callables (or an
-    EventStream) given each event as it happens; ``progress=True``: a progress bar in a notebook (see
-    ``alp_nb.runtime.progress``).
+    EventStream) given each event as it happens; ``on_call``: a callable given each agent call's
+    ``CallRecord`` as the script makes it; ``progress=True``: a progress bar in a notebook (see
+    ``alp_nb.runtime.progress``). ``budget``: on resume, a raised token budget (recorded on the attempt).
+    ``fork``: a new run that starts with another run's journal, some answers or prompts replaced (see
+    ``runtime.fork``). A resume whose script asks for less than half the journaled calls is warned about first.
     """
     subscribers = _subscribers(on_event)
     if progress is True:
@@ -100,9 +107,13 @@ async def run_workflow(name: str, args: Mapping[str, Any] | None = None, resume_
     launch = None
     try:
         launch = _Launch.prepare(name, args, resume_from_run_id, store=store, runner=runner, registry=registry,
-                                 agent_cap=agent_cap, concurrency=concurrency, durability=durability)
+                                 agent_cap=agent_cap, concurrency=concurrency, durability=durability,
+                                 on_call=on_call, budget=budget, fork=fork)
+        await launch.warn_if_script_differs()
         return await launch.execute(subscribers)
     except BaseException as error:
+        if launch is not None and not launch.started:
+            launch.lock.release()
         if launch is None or not launch.notified:  # refused, or broke before the end: still say the run is over
             _notify_ended(subscribers, error)
         raise
@@ -118,9 +129,13 @@ def _notify_ended(subscribers: list[Subscriber], error: BaseException) -> None:
 
 
 def run_workflow_sync(*args: Any, **kwargs: Any) -> WorkflowRun:
-    """``run_workflow`` from synchronous code: a plain script, or a notebook cell whose kernel loop is running
-    (the loop is made re-entrant with nest-asyncio)."""
-    coroutine = run_workflow(*args, **kwargs)
+    """``run_workflow`` from synchronous code: a plain script, or a notebook cell whose kernel loop is running."""
+    return run_sync(run_workflow(*args, **kwargs))
+
+
+def run_sync(coroutine: Coroutine[Any, Any, _T]) -> _T:
+    """``coroutine`` run to its end from synchronous code: with ``asyncio.run``, or in a notebook cell, on its
+    kernel's running loop made re-entrant with nest-asyncio."""
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:
@@ -146,22 +161,32 @@ class _Launch:
     """A run that passed every check and holds its lock; ``execute`` runs it to its end."""
 
     def __init__(self, *, saved: SavedWorkflow, store: RunStore, run_id: str, args: dict[str, Any],
-                 previous: tuple[Attempt, ...], resumed: bool, journal: JournalRead, lock: RunLock, runner: Any,
-                 registry: WorkflowRegistry, agent_cap: int, concurrency: int, durability: Durability) -> None:
-        self.saved, self.store, self.run_id, self.args = saved, store, run_id, args
-        self.previous, self.journal, self.lock, self.runner = previous, journal, lock, runner
-        self.registry, self.agent_cap, self.concurrency, self.durability = registry, agent_cap, concurrency, durability
-        self.resumed = resumed
+                 lock: RunLock, runner: Any, registry: WorkflowRegistry, agent_cap: int, concurrency: int,
+                 durability: Durability, on_call: CallObserver | None, decision: ResumeDecision | None = None,
+                 seed: ForkSeed | None = None) -> None:
+        self.saved, self.store, self.run_id, self.args, self.lock = saved, store, run_id, args, lock
+        self.runner, self.registry, self.agent_cap, self.concurrency = runner, registry, agent_cap, concurrency
+        self.durability, self.on_call, self.decision, self.seed = durability, on_call, decision, seed
+        self.resumed = decision is not None
         self.fsync = durability == "fsync"
+        self.started = False  # execute() took over the lock
         self.notified = False  # the final task_notification went out
-        self.attempt = Attempt(number=len(previous) + 1, status="running", started_at=_now(), pid=os.getpid(),
-                               script_digest=saved.digest, first_seq=journal.next_seq)
+        if decision is not None:
+            self.journal, self.previous, self.budget = decision.journal, decision.previous, decision.budget
+            self.prompts, self.fork_origin = decision.prompts, decision.snapshot.fork
+        else:
+            self.journal = seed.journal if seed is not None else JournalRead()
+            self.previous, self.budget = (), args.get("budget")
+            self.prompts = seed.origin.prompts if seed is not None else {}
+            self.fork_origin = seed.origin if seed is not None else None
+        self.attempt = Attempt(number=len(self.previous) + 1, status="running", started_at=_now(), pid=os.getpid(),
+                               script_digest=saved.digest, first_seq=self.journal.next_seq, budget=self.budget)
 
     @classmethod
     def prepare(cls, name: str, args: Any, resume_from_run_id: str | None, *, store: Any, runner: Any,
-                registry: WorkflowRegistry | None, agent_cap: int, concurrency: int,
-                durability: str) -> _Launch:
-        _check_options(agent_cap, concurrency, durability)
+                registry: WorkflowRegistry | None, agent_cap: int, concurrency: int, durability: str,
+                on_call: CallObserver | None, budget: Any, fork: Fork | None) -> _Launch:
+        _check_options(agent_cap, concurrency, durability, on_call)
         registry = DEFAULT_REGISTRY if registry is None else registry
         if not isinstance(registry, WorkflowRegistry):
             raise WorkflowInputError("INVALID_OPTION",
@@ -172,28 +197,61 @@ class _Launch:
             raise WorkflowInputError("INVALID_OPTION", "runner must have a run(prompt, schema, label) method")
         store = _store(store)
         options = {"runner": runner, "registry": registry, "agent_cap": agent_cap, "concurrency": concurrency,
-                   "durability": durability}
+                   "durability": durability, "on_call": on_call}
         if resume_from_run_id is None:
-            args = saved.check_args(validate_args(args))
+            if budget is not None:
+                raise WorkflowInputError("INVALID_OPTION", "budget= raises a stored run's token budget on resume; "
+                                         "a new run takes its budget in its args: {\"budget\": N}")
+            seed = None
+            if fork is not None:
+                seed = fork_seed(store, fork, saved, args)
+                args = seed.args
+            else:
+                args = saved.check_args(validate_args(args))
             run_id = store.reserve(saved.meta.name)
-            return cls(saved=saved, store=store, run_id=run_id, args=args, previous=(), resumed=False,
-                       journal=JournalRead(), lock=store.acquire(run_id, fresh=True), **options)
+            return cls(saved=saved, store=store, run_id=run_id, args=args, lock=store.acquire(run_id, fresh=True),
+                       seed=seed, **options)
+        if fork is not None:
+            raise WorkflowInputError("INVALID_OPTION", "fork= starts a new run; it cannot be given with a run to "
+                                     "resume")
         run_id = validate_run_id(resume_from_run_id)
-        saved_args = _resumable_args(store.read_snapshot(run_id), saved, args)  # a run's name and args never change
+        early = store.read_snapshot(run_id)
+        resumable_args(early, saved, args)  # a run's name and args never change: refused before anything is written
+        if budget is not None:
+            check_raised_budget(run_id, budget, run_budget(early))
         store.check_run_files(run_id)  # refused before a lock file is created or anything written
         lock = store.acquire(run_id)
         try:
             journal = read_journal(store.paths(run_id).journal)
             snapshot = store.read_snapshot(run_id)  # as of taking the lock
-            _warn_if_journal_lost(snapshot, journal, store.paths(run_id).journal.name)
-            previous = _settled_attempts(snapshot.attempts, journal)
+            warn_if_journal_lost(snapshot, journal, store.paths(run_id).journal.name)
+            decision = decide_resume(snapshot, journal, saved, args, budget)
         except BaseException:
             lock.release()
             raise
-        return cls(saved=saved, store=store, run_id=run_id, args=saved_args, previous=previous, resumed=True,
-                   journal=journal, lock=lock, **options)
+        return cls(saved=saved, store=store, run_id=run_id, args=decision.args, lock=lock, decision=decision,
+                   **options)
+
+    async def warn_if_script_differs(self) -> None:
+        """Before a resume by a script other than the one that journaled the calls (its digest differs, or none
+        was kept): a dry run counts the journaled calls it asks for again, and fewer than half is said loudly."""
+        journal = self.journal
+        if self.decision is None or not journal.calls:
+            return
+        digests = {attempt.script_digest for attempt in self.previous}
+        if digests == {self.saved.digest}:
+            return
+        rehearsal = await dry_run(self.saved, self.args, journal, registry=self.registry, prompts=self.prompts,
+                                  agent_cap=self.agent_cap, concurrency=self.concurrency, run_id=self.run_id)
+        match = journal_match(journal, rehearsal.calls)
+        if match.differs:
+            warnings.warn(
+                f"the `{self.saved.meta.name}` script asks for {match.matched} of the {match.journaled} calls run "
+                f"`{self.run_id}` journaled: it is not the script that wrote them, so this resume will run the "
+                "others again (see its plan: alp-nb workflow plan)", RuntimeWarning, stacklevel=3)
 
     async def execute(self, subscribers: list[Subscriber]) -> WorkflowRun:
+        self.started = True
         store, run_id, paths = self.store, self.run_id, self.store.paths(self.run_id)
         resumed = self.resumed
         with contextlib.ExitStack() as cleanup:  # however the attempt ends: files closed, then the lock released
@@ -201,8 +259,11 @@ class _Launch:
             paths.output.unlink(missing_ok=True)  # a previous attempt's output is stale until this one ends
             writer = JournalWriter(paths.journal, fsync=self.fsync, fresh=not resumed,
                                    truncate_to=self.journal.good_bytes if resumed else None,
-                                   needs_newline=self.journal.needs_newline, next_seq=self.journal.next_seq)
+                                   needs_newline=self.journal.needs_newline, next_seq=1 if not resumed
+                                   else self.journal.next_seq)
             cleanup.callback(writer.close)
+            if self.seed is not None:
+                self.seed.write(writer)
             events = EventLog(subscribers, paths.events, fresh=not resumed)
             cleanup.callback(events.close)
 
@@ -211,10 +272,10 @@ class _Launch:
                 self._persist("running")
 
             self.state = AttemptState(
-                cache=self.journal.calls, s16_keys=self.journal.has_s16_keys, writer=writer, events=events,
-                runner=self.runner, concurrency=self.concurrency, agent_cap=self.agent_cap,
-                budget_total=self.args.get("budget"), spent_before=self._previous_usage().tokens,
-                phases=self.saved.meta.phases, on_phase=on_phase,
+                journal=self.journal, writer=writer, events=events, runner=self.runner,
+                concurrency=self.concurrency, agent_cap=self.agent_cap, budget_total=self.budget,
+                spent_before=self._previous_usage().tokens, phases=self.saved.meta.phases, on_phase=on_phase,
+                on_call=self.on_call, prompts=self.prompts,
             )
             self._persist("running")
             if store.last_run() != run_id:  # after the first snapshot: the pointer never names an empty one
@@ -225,10 +286,11 @@ class _Launch:
                    "attempt": launched.attempt}
             events.emit("async_launched", resumed=resumed, **ids)
             events.emit("task_started", **ids)
-            result, status, error = await self._run_script()
+            result, status, error, code = await run_script(self.saved, self.state, run_id=run_id, args=self.args,
+                                                           registry=self.registry)
             writer.close()
             store.write_output(run_id, result if status == "completed" else {"error": error}, fsync=self.fsync)
-            task = self._persist(status, error)
+            task = self._persist(status, error, code)
             usage, cumulative = task.usage.attempt, task.usage.cumulative
             events.emit("task_notification", runId=run_id, status=status, agents=usage.agents, tokens=usage.tokens,
                         cumulativeAgents=cumulative.agents, cumulativeTokens=cumulative.tokens,
@@ -238,25 +300,10 @@ class _Launch:
                 raise asyncio.CancelledError
             return WorkflowRun(launched, result if status == "completed" else None, task)
 
-    async def _run_script(self) -> tuple[Any, str, str | None]:
-        ctx = ExecutionContext(self.state, run_id=self.run_id, workflow_name=self.saved.meta.name,
-                               args=json.loads(json.dumps(self.args)), registry=self.registry)
-        try:
-            result = await self.saved.fn(ctx, ctx.args)
-        except asyncio.CancelledError:
-            return None, "cancelled", "cancelled"
-        except Exception as error:  # any script failure ends the run as failed, reported
-            return None, "failed", _describe(error)
-        try:  # as the output file will hold it, and as it must read back
-            loads_untrusted(json.dumps(result, allow_nan=False, ensure_ascii=False).encode())
-        except (TypeError, ValueError, RecursionError, UntrustedJson) as error:
-            return None, "failed", f"the workflow result is not JSON: {error}"
-        return result, "completed", None
-
     def _previous_usage(self) -> Usage:
         return sum((attempt.usage for attempt in self.previous), Usage())
 
-    def _persist(self, status: str, error: str | None = None) -> RunSnapshot:
+    def _persist(self, status: str, error: str | None = None, code: str | None = None) -> RunSnapshot:
         state = self.state
         ended = None if status == "running" else _now()
         attempt = self.attempt.model_copy(update={"status": status, "ended_at": ended, "usage": state.usage,
@@ -266,55 +313,21 @@ class _Launch:
             script_digest=self.saved.digest, status=status,
             usage=UsageReport(attempt=state.usage, cumulative=self._previous_usage() + state.usage),
             attempts=(*self.previous, attempt), pid=os.getpid(), phases=state.phase_progress(),
-            logs=tuple(state.logs), error=error, updated_at=_now(),
+            logs=tuple(state.logs), error=error, error_code=code, budget=self.budget, fork=self.fork_origin,
+            updated_at=_now(),
         )
         self.store.write_snapshot(snapshot, fsync=self.fsync)
         return snapshot
 
 
-def _resumable_args(snapshot: RunSnapshot, saved: SavedWorkflow, args: Any) -> dict[str, Any]:
-    """The args a resume runs with: the saved ones, checked; ``args``, if given, must equal them as JSON
-    (``true`` is not ``1``)."""
-    run_id = snapshot.run_id
-    if snapshot.workflow_name != saved.meta.name:
-        raise WorkflowInputError("WORKFLOW_MISMATCH", f"run `{run_id}` belongs to workflow "
-                                 f"`{snapshot.workflow_name}`, not `{saved.meta.name}`")
-    try:
-        saved_args = validate_args(thaw(snapshot.args), f"{run_id}.json args")
-    except WorkflowInputError as error:
-        raise WorkflowInputError("CORRUPT_RUN", error.message) from None
-    if args is not None and canonical_dumps(validate_args(args)) != canonical_dumps(saved_args):
-        raise WorkflowInputError("ARGS_MISMATCH", f"args differ from the args run `{run_id}` was launched "
-                                 "with; omit args to reuse them")
-    return saved_args
-
-
-def _settled_attempts(attempts: tuple[Attempt, ...], journal: JournalRead) -> tuple[Attempt, ...]:
-    """The history before this resume. An attempt still marked running died (we hold its lock): it is
-    ``interrupted``, and its usage is what it journaled from its first seq on."""
-    if not attempts or attempts[-1].status != "running":
-        return attempts
-    last = caught_up_attempt(attempts[-1], journal)
-    return (*attempts[:-1], last.model_copy(update={"status": "interrupted"}))
-
-
-def _warn_if_journal_lost(snapshot: RunSnapshot, journal: JournalRead, journal_name: str) -> None:
-    """A snapshot that counts finished calls (or tokens spent) beside a journal that holds no line: the journal
-    was lost or emptied, and the resume is about to run, and pay for, those calls again."""
-    done = sum(phase.done for phase in snapshot.phases)
-    if journal.calls or journal.spends or not (done or snapshot.usage.cumulative.tokens):
-        return
-    calls = max(done, snapshot.usage.cumulative.agents)
-    warnings.warn(f"{snapshot.run_id}.json records {calls} agent calls but {journal_name} holds none of them: "
-                  "they will run again", RuntimeWarning, stacklevel=2)
-
-
-def _check_options(agent_cap: Any, concurrency: Any, durability: Any) -> None:
+def _check_options(agent_cap: Any, concurrency: Any, durability: Any, on_call: Any) -> None:
     for field, value in (("agent_cap", agent_cap), ("concurrency", concurrency)):
         if type(value) is not int or value < 1:
             raise WorkflowInputError("INVALID_OPTION", f"{field} must be a positive integer")
     if durability not in ("flush", "fsync"):
         raise WorkflowInputError("INVALID_OPTION", "durability must be `flush` or `fsync`")
+    if on_call is not None and not callable(on_call):
+        raise WorkflowInputError("INVALID_OPTION", "on_call must be a callable taking a CallRecord")
 
 
 def _store(store: Any) -> RunStore:

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import inspect
+import os
+import sys
+import traceback
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from alp_nb.agents.output_contract import OutputContract
@@ -54,7 +59,9 @@ class WorkflowRegistry:
         saved = self._saved.get(name) if isinstance(name, str) else None
         if saved is None:
             known = ", ".join(sorted(self._saved)) or "none"
-            raise WorkflowInputError("UNKNOWN_WORKFLOW", f"unknown workflow `{name}` (saved: {known})")
+            raise WorkflowInputError("UNKNOWN_WORKFLOW", f"unknown workflow `{name}` (saved: {known}); a script "
+                                     "kept in a file is saved by loading the file: load_workflow_file(path), or "
+                                     "`--script path` on the command line")
         return saved
 
     def list(self) -> tuple[WorkflowMeta, ...]:
@@ -103,3 +110,33 @@ def saved_workflow(*, name: str, description: str, phases: Sequence[str] = (), a
 
 def list_workflows(registry: WorkflowRegistry | None = None) -> tuple[WorkflowMeta, ...]:
     return (DEFAULT_REGISTRY if registry is None else registry).list()
+
+
+def load_workflow_file(path: str | os.PathLike[str]) -> tuple[str, ...]:
+    """Run the Python file ``path``, which saves its workflows with ``@saved_workflow``, and return the names it
+    added to the default registry. INVALID_SCRIPT when it cannot be run (with the file and line of the error) or
+    saves no workflow."""
+    path = Path(path)
+    before = set(DEFAULT_REGISTRY._saved)
+    name = f"alp_nb_workflow_file_{hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None or not path.is_file():
+        raise WorkflowInputError("INVALID_SCRIPT", f"cannot load workflow file {path}: not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # inspect.getsource (the script's digest) looks modules up here
+    try:
+        spec.loader.exec_module(module)
+    except WorkflowInputError:
+        raise
+    except Exception as error:
+        del sys.modules[name]
+        line = next((frame.lineno for frame in reversed(traceback.extract_tb(error.__traceback__))
+                     if Path(frame.filename) == path), None)
+        where = f" line {line}" if line else ""
+        raise WorkflowInputError("INVALID_SCRIPT", f"cannot load workflow file {path}{where}: "
+                                 f"{type(error).__name__}: {error}") from None
+    added = tuple(sorted(set(DEFAULT_REGISTRY._saved) - before))
+    if not added:
+        raise WorkflowInputError("INVALID_SCRIPT", f"workflow file {path} saves no workflow: decorate its script "
+                                 "with @saved_workflow(name=..., description=...)")
+    return added

@@ -8,11 +8,12 @@ attempts, phases with call counts and the last log lines. An s16 snapshot
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from alp_nb.base.frozen import FrozenJson, FrozenModel, validation_issues
+from alp_nb.base.frozen import FrozenJson, FrozenMapping, FrozenModel, validation_issues
 
 from .errors import WorkflowInputError
 
@@ -47,6 +48,8 @@ class Attempt(FrozenModel):
     usage: Usage = Usage()
     cached: int = 0
     first_seq: int = 1
+    budget: int | None = None
+    """The token budget this attempt ran under: the run's (``args["budget"]``), or one raised on resume."""
 
 
 class PhaseProgress(FrozenModel):
@@ -64,8 +67,19 @@ class PhaseProgress(FrozenModel):
         return self.done + self.cached + self.failed + self.cancelled
 
 
+class ForkOrigin(FrozenModel):
+    """Where a forked run came from: the run whose journal it started with, the calls (by label) whose answers
+    it was given instead, and the calls whose prompts it asks instead (on every attempt)."""
+
+    run_id: str
+    values: tuple[str, ...] = ()
+    prompts: FrozenMapping[str] = MappingProxyType({})
+
+
 class RunSnapshot(FrozenModel):
-    """``<runId>.json``. ``status`` reads ``interrupted`` when a stored run says running but nobody holds its lock."""
+    """``<runId>.json``. ``status`` reads ``interrupted`` when a stored run says running but nobody holds its lock.
+    ``budget`` is the token budget the run stands under now (its args', or the last one raised on resume);
+    ``error_code`` the code of a failure raised by the runtime (``BUDGET_EXCEEDED``...)."""
 
     run_id: str
     task_id: str
@@ -79,6 +93,9 @@ class RunSnapshot(FrozenModel):
     phases: tuple[PhaseProgress, ...] = ()
     logs: tuple[str, ...] = ()
     error: str | None = None
+    error_code: str | None = None
+    budget: int | None = None
+    fork: ForkOrigin | None = None
     updated_at: str | None = None
 
     def to_json(self) -> dict[str, Any]:
@@ -126,3 +143,13 @@ def _from_s16(data: Mapping[str, Any]) -> dict[str, Any]:
         "phases": list(phases.values()),
         "logs": logs[-SNAPSHOT_LOG_LINES:],
     }
+
+
+def run_budget(snapshot: RunSnapshot) -> int | None:
+    """The token budget a stored run stands under: the last one an attempt ran under, else its args'."""
+    for attempt in reversed(snapshot.attempts):
+        if attempt.budget is not None:
+            return attempt.budget
+    args = snapshot.args
+    budget = args.get("budget") if isinstance(args, Mapping) else None
+    return budget if type(budget) is int else None

@@ -13,7 +13,7 @@ import fcntl
 import json
 import os
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -77,6 +77,11 @@ class StoredRun:
     @property
     def status(self) -> str:
         return self.snapshot.status
+
+    @property
+    def error(self) -> str | None:
+        """Why the run failed (``run_error``): the snapshot's error, else the output file's ``{"error": ...}``."""
+        return run_error(self.snapshot, self.output)
 
     @property
     def pages(self) -> int:
@@ -177,9 +182,9 @@ class RunStore:
         snapshot = self.read_snapshot(run_id)
         if snapshot.status != "running":
             return snapshot
-        return self._caught_up(snapshot, read_journal(self.paths(run_id).journal, keep_entries=True))
+        return self.caught_up(snapshot, read_journal(self.paths(run_id).journal, keep_entries=True))
 
-    def _caught_up(self, snapshot: RunSnapshot, journal: JournalRead) -> RunSnapshot:
+    def caught_up(self, snapshot: RunSnapshot, journal: JournalRead) -> RunSnapshot:
         """A running snapshot is rewritten only at phase changes, so its last attempt lags the journal (and stops
         for good if the process died): its usage and phase counts are raised to what it journaled."""
         status = "running" if self.is_active(snapshot.run_id) else "interrupted"
@@ -257,8 +262,22 @@ class RunStore:
         snapshot = self.read_snapshot(run_id)
         journal = read_journal(self.paths(run_id).journal, keep_entries=True)
         if snapshot.status == "running":
-            snapshot = self._caught_up(snapshot, journal)
+            snapshot = self.caught_up(snapshot, journal)
         return StoredRun(snapshot, tuple(journal.entries or ()), self.read_output(run_id), tuple(journal.warnings))
+
+
+def run_error(snapshot: RunSnapshot, output: Any) -> str | None:
+    """The failure reason of a stored run: its snapshot's ``error``, else the ``{"error": ...}`` its output file
+    holds (an s16 snapshot has no error field; the reference writes the reason only there); None for a completed
+    run, whose output is its result whatever keys it has, and for a run that has not failed."""
+    if snapshot.status == "completed":
+        return None
+    if snapshot.error is not None:
+        return snapshot.error
+    reason = output.get("error") if isinstance(output, Mapping) else None
+    if reason is None or isinstance(reason, str):
+        return reason
+    return json.dumps(reason, ensure_ascii=False)
 
 
 def caught_up_attempt(attempt: Attempt, journal: JournalRead) -> Attempt:

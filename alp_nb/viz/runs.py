@@ -56,13 +56,16 @@ def phase_text(phase: PhaseProgress) -> str:
 # --- a run and its snapshot -------------------------------------------------------------------------
 
 
-def snapshot_lines(snapshot: RunSnapshot) -> list[str]:
-    """The ``alp-nb workflow show`` layout: a label column of ten characters, then the value."""
+def snapshot_lines(snapshot: RunSnapshot, error: str | None = None) -> list[str]:
+    """The ``alp-nb workflow show`` layout: a label column of ten characters, then the value; the failure reason
+    (``error``, else the snapshot's) right under the status."""
     usage = snapshot.usage
+    error = snapshot.error if error is None else error
     lines = [
         f"RUN        {snapshot.run_id}",
         f"WORKFLOW   {plain(snapshot.workflow_name)}",
         f"STATUS     {snapshot.status}",
+        *([f"ERROR      {plain(error)}"] if error else []),
         f"USAGE      this attempt {usage_text(usage.attempt)} · cumulative {usage_text(usage.cumulative)}",
         f"ATTEMPTS   {' · '.join(attempt_text(attempt) for attempt in snapshot.attempts) or 'none'}",
     ]
@@ -70,8 +73,6 @@ def snapshot_lines(snapshot: RunSnapshot) -> list[str]:
     for number, phase in enumerate(snapshot.phases):
         label = "PHASES" if number == 0 else ""
         lines.append(f"{label:<10} {plain(phase.title):<{width}}  {phase_text(phase)}")
-    if snapshot.error:
-        lines.append(f"ERROR      {plain(snapshot.error)}")
     logs = snapshot.logs[-LOG_LINES:]
     lines += [f"{'LOG' if number == 0 else '':<10} {plain(line)}" for number, line in enumerate(logs)]
     return lines
@@ -81,8 +82,19 @@ def snapshot_text(snapshot: RunSnapshot) -> str:
     return "\n".join(snapshot_lines(snapshot))
 
 
-def _snapshot_fragment(snapshot: RunSnapshot) -> str:
+def error_html(error: str | None) -> str:
+    """The failure reason, in red under the status line (nothing when there is none)."""
+    if not error:
+        return ""
+    return (f'<div style="border-left:4px solid #c62828;padding:2px 8px;margin:4px 0">{badge("error", "bad")} '
+            f'<code style="white-space:pre-wrap">{esc(error)}</code></div>')
+
+
+def snapshot_fragment(snapshot: RunSnapshot, error: str | None = None) -> str:
+    """Status (with the failure reason, ``error`` or else the snapshot's, right under it), attempts, usage, phases
+    and the last log lines."""
     usage = snapshot.usage
+    error = snapshot.error if error is None else error
     usage_rows = [(esc(name), esc(part.agents), esc(part.tokens))
                   for name, part in (("this attempt", usage.attempt), ("cumulative", usage.cumulative))]
     phase_rows = [(f"<code>{esc(phase.title)}</code>", esc(phase.calls), esc(phase.done), esc(phase.cached),
@@ -91,13 +103,12 @@ def _snapshot_fragment(snapshot: RunSnapshot) -> str:
     parts = [
         (f"<div><b>{esc(snapshot.workflow_name)}</b> <code>{esc(snapshot.run_id)}</code> "
          f"{status_badge(snapshot.status)}</div>"),
+        error_html(error),
         f'<div><span class="muted">attempts</span> {attempts}</div>',
         table(("usage", "agents", "tokens"), usage_rows),
     ]
     if phase_rows:
         parts.append(table(("phase", "calls", "done", "cached", "failed", "cancelled"), phase_rows))
-    if snapshot.error:
-        parts.append(f'<div>{badge("error", "bad")} <code>{esc(snapshot.error)}</code></div>')
     logs = snapshot.logs[-LOG_LINES:]
     if logs:
         shown = f"last {len(logs)} of {len(snapshot.logs)}" if len(logs) < len(snapshot.logs) else str(len(logs))
@@ -107,12 +118,12 @@ def _snapshot_fragment(snapshot: RunSnapshot) -> str:
 
 
 def snapshot_html(snapshot: RunSnapshot) -> str:
-    return block(_snapshot_fragment(snapshot))
+    return block(snapshot_fragment(snapshot))
 
 
 def run_text(run: WorkflowRun) -> str:
     launched = run.launched
-    lines = snapshot_lines(run.task)
+    lines = snapshot_lines(run.task, run.error)
     lines.insert(1, f"TASK       {launched.task_id} (attempt {launched.attempt}"
                     f"{', resumed' if launched.resumed else ''})")
     if run.status == "completed":
@@ -123,7 +134,7 @@ def run_text(run: WorkflowRun) -> str:
 def run_html(run: WorkflowRun) -> str:
     launched = run.launched
     resumed = " (resumed)" if launched.resumed else ""
-    parts = [_snapshot_fragment(run.task),
+    parts = [snapshot_fragment(run.task, run.error),
              (f'<div class="muted">attempt {esc(launched.attempt)}{resumed} · output '
               f"<code>{esc(launched.output_file)}</code></div>")]
     if run.status == "completed":
@@ -179,19 +190,25 @@ def stored_run_text(stored: StoredRun, *, every_call: bool = False, show_warning
     """The snapshot, then the run's journal page (or ``every_call``), one call a line; ``show_warnings=False``
     leaves out what the journal reader warned about (a command line prints that on stderr)."""
     entries, caption = _page(stored, every_call)
-    lines = snapshot_lines(stored.snapshot)
+    lines = snapshot_lines(stored.snapshot, stored.error)
     if show_warnings:
         lines += [f"WARNING    {plain(warning)}" for warning in stored.warnings]
     lines.append(caption)
     rows = [[plain(cell) for cell in _journal_cells(entry, stored.snapshot.attempts)] for entry in entries]
-    if rows:  # five aligned columns, then "prompt → value" (too wide to align)
-        headers = JOURNAL_HEADERS[:5]
-        widths = [max(len(header), *(len(row[column]) for row in rows)) for column, header in enumerate(headers)]
-        lines.append("  ".join(f"{header:<{width}}" for header, width in zip(headers, widths, strict=True))
-                     + "  prompt → value")
-        lines += ["  ".join(f"{cell:<{width}}" for cell, width in zip(row[:5], widths, strict=True))
-                  + f"  {row[5]} → {row[6]}" for row in rows]
+    lines += journal_lines(JOURNAL_HEADERS[:5], rows)
     return "\n".join(lines)
+
+
+def journal_lines(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    """Journal rows as text: a column per header, aligned, then each row's last two cells as "prompt → value"
+    (too wide to align); nothing for no rows."""
+    if not rows:
+        return []
+    aligned = len(headers)
+    widths = [max(len(header), *(len(row[column]) for row in rows)) for column, header in enumerate(headers)]
+    return ["  ".join(f"{header:<{width}}" for header, width in zip(headers, widths, strict=True)) + "  prompt → value",
+            *("  ".join(f"{cell:<{width}}" for cell, width in zip(row[:aligned], widths, strict=True))
+              + f"  {row[aligned]} → {row[aligned + 1]}" for row in rows)]
 
 
 def stored_run_html(stored: StoredRun) -> str:
@@ -202,7 +219,7 @@ def stored_run_html(stored: StoredRun) -> str:
     rows = [[f"<code>{esc(cell)}</code>" if column >= 5 else esc(cell)
              for column, cell in enumerate(_journal_cells(entry, stored.snapshot.attempts))] for entry in entries]
     journal = f'<div class="muted">{esc(caption)}</div>' + (table(JOURNAL_HEADERS, rows) if rows else "")
-    return block(_snapshot_fragment(stored.snapshot) + warnings + journal)
+    return block(snapshot_fragment(stored.snapshot, stored.error) + warnings + journal)
 
 
 # --- the registry of saved workflows ----------------------------------------------------------------

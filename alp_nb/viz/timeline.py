@@ -23,6 +23,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeGuard
 
+from alp_nb.replay.record import RunRecord
 from alp_nb.runtime.journal import JournalEntry, Spend, read_journal
 from alp_nb.runtime.run import WorkflowRun
 from alp_nb.runtime.store import RunStore, StoredRun
@@ -44,6 +45,8 @@ _ENDINGS: Mapping[str, CallOutcome] = {"done": "live", "failed": "failed", "canc
 _LAUNCHES = ("async_launched", "task_started")
 RawSpan = tuple[int, str, str, str, float, float, CallOutcome, str]
 """A call on the wall clock: (attempt, key, label, phase, start, end, outcome, error)."""
+CallLine = tuple[int | None, str, str | None, str | None, int, float | None, float | None, bool]
+"""A journaled call as the timeline needs it: (seq, key, label, phase, tokens, started, ended, answered twice)."""
 
 
 @dataclass(frozen=True)
@@ -101,20 +104,23 @@ class Timeline:
         return max((span.end for span in self.spans), default=0.0)
 
 
-def timeline_of(run: WorkflowRun | StoredRun | tuple[RunStore, str] | Timeline) -> Timeline:
+def timeline_of(run: WorkflowRun | StoredRun | RunRecord | tuple[RunStore, str] | Timeline) -> Timeline:
     """The timeline of a run: a ``WorkflowRun`` (read back from the store its output file is in), a run in a store
-    as ``(RunStore, run_id)``, or a ``StoredRun`` (its journal only: no events come with it, so cached, failed and
-    cancelled calls are missing, and the note says so). A ``Timeline`` is returned as it is."""
+    as ``(RunStore, run_id)``, a ``RunRecord`` (its journal table and its events, read once and kept on the
+    record), or a ``StoredRun`` (its journal only: no events come with it, so cached, failed and cancelled calls
+    are missing, and the note says so). A ``Timeline`` is returned as it is."""
     if isinstance(run, Timeline):
         return run
     if isinstance(run, WorkflowRun):
         return timeline_in(RunStore(Path(run.launched.output_file).parent), run.run_id)
+    if isinstance(run, RunRecord):
+        return record_timeline(run)
     if isinstance(run, StoredRun):
         return timeline_from(run.snapshot, run.journal)
     if isinstance(run, tuple) and len(run) == 2 and isinstance(run[0], RunStore) and isinstance(run[1], str):
         return timeline_in(*run)
-    raise TypeError(f"no timeline of a {type(run).__name__}: give a WorkflowRun, a StoredRun, (RunStore, run_id) "
-                    "or a Timeline")
+    raise TypeError(f"no timeline of a {type(run).__name__}: give a WorkflowRun, a StoredRun, a RunRecord, "
+                    "(RunStore, run_id) or a Timeline")
 
 
 def timeline_in(store: RunStore, run_id: str) -> Timeline:
@@ -124,13 +130,42 @@ def timeline_in(store: RunStore, run_id: str) -> Timeline:
     return timeline_from(snapshot, journal.entries or (), journal.spends, store.read_events(run_id))
 
 
+def record_timeline(record: RunRecord) -> Timeline:
+    """The timeline of a ``RunRecord`` from what it holds: its journal table and its events (read once, on the
+    first use of ``record.events``); a run with no events on disk (an s16 run) is drawn from its journal alone."""
+    import numpy as np
+
+    journal = record.journal
+    calls = journal[journal["kind"] == "agent"]
+    spends = journal[journal["kind"] == "spend"]
+    retried = set(spends["key"][spends["status"] == "retried"].tolist())
+    phases = calls["phase"].astype(object).where(calls["phase"].notna(), None).tolist()
+    started = calls["started"].to_numpy(dtype=np.float64)
+    ended = calls["ended"].to_numpy(dtype=np.float64)
+    lines: list[CallLine] = [
+        (seq, key, label, phase, tokens, None if math.isnan(start) else start, None if math.isnan(end) else end,
+         key in retried)
+        for seq, key, label, phase, tokens, start, end in zip(
+            calls["seq"].tolist(), calls["key"].tolist(), calls["label"].tolist(), phases, calls["tokens"].tolist(),
+            started.tolist(), ended.tolist(), strict=True)]
+    spent = list(zip(spends["seq"].tolist(), spends["tokens"].tolist(), spends["key"].tolist(), strict=True))
+    return _timeline(record.snapshot, lines, spent, record.events or None)
+
+
 def timeline_from(snapshot: RunSnapshot, entries: Sequence[JournalEntry], spends: Iterable[Spend] = (),
                   events: Sequence[Mapping[str, Any]] | None = None) -> Timeline:
     """The one place a ``Timeline`` is made from a run's records. Without ``events``, the spans are the journal's
     calls at the times their lines give."""
+    lines: list[CallLine] = [(entry.seq, entry.key, entry.label, entry.phase, entry.tokens, entry.started,
+                              entry.ended, entry.attempts == 2) for entry in entries]
+    return _timeline(snapshot, lines, spends, events)
+
+
+def _timeline(snapshot: RunSnapshot, lines: Sequence[CallLine], spends: Iterable[Spend],
+              events: Sequence[Mapping[str, Any]] | None) -> Timeline:
     attempt_of = _attempt_finder(snapshot)
     last = snapshot.attempts[-1].number if snapshot.attempts else 1
-    phase_of = {entry.key: entry.phase or NO_PHASE for entry in entries}
+    phase_of = {line[1]: line[3] or NO_PHASE for line in lines}
     for event in events or ():
         key, phase = event.get("key"), event.get("phase")
         if event.get("type") == "workflow_agent" and isinstance(key, str) and isinstance(phase, str):
@@ -138,16 +173,15 @@ def timeline_from(snapshot: RunSnapshot, entries: Sequence[JournalEntry], spends
     spent: defaultdict[tuple[int, str], int] = defaultdict(int)
     cumulative: Counter[str] = Counter()
     this_attempt: Counter[str] = Counter()
-    lines = [(entry.seq, entry.tokens, entry.key) for entry in entries] + [(seq, tokens, key) for seq, tokens, key
-                                                                         in spends]
-    for seq, tokens, key in lines:
+    paid = [(line[0], line[4], line[1]) for line in lines] + [(seq, tokens, key) for seq, tokens, key in spends]
+    for seq, tokens, key in paid:
         attempt, phase = attempt_of(seq), phase_of.get(key, NO_PHASE)
         spent[attempt, key] += tokens
         cumulative[phase] += tokens
         if attempt == last:
             this_attempt[phase] += tokens
     if events is None:
-        spans, attempts = _journal_spans(entries, attempt_of, spent)
+        spans, attempts = _journal_spans(lines, attempt_of, spent)
         note = ("from the journal alone: it holds the calls that were answered, so cached, failed and cancelled "
                 "calls are not shown; draw (RunStore, run_id) for them")
     else:
@@ -182,12 +216,12 @@ def _phase_tokens(snapshot: RunSnapshot, cumulative: Counter[str], this_attempt:
     return tuple(rows)
 
 
-def _journal_spans(entries: Sequence[JournalEntry], attempt_of: Callable[[int | None], int],
+def _journal_spans(lines: Sequence[CallLine], attempt_of: Callable[[int | None], int],
                    spent: Mapping[tuple[int, str], int]) -> tuple[tuple[CallSpan, ...], tuple[AttemptStart, ...]]:
     raw: list[RawSpan] = [
-        (attempt_of(entry.seq), entry.key, entry.label or entry.key, entry.phase or NO_PHASE, entry.started,
-         entry.ended, "retried" if entry.attempts == 2 else "live", "")
-        for entry in entries if entry.started is not None and entry.ended is not None]
+        (attempt_of(seq), key, label or key, phase or NO_PHASE, started, ended, "retried" if retried else "live", "")
+        for seq, key, label, phase, _tokens, started, ended, retried in lines
+        if started is not None and ended is not None]
     return _on_run_clock(raw, {}, spent)
 
 

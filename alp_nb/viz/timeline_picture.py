@@ -1,9 +1,10 @@
 """The timeline of a run, and every way to draw it: matplotlib (two panels: calls over time, tokens by phase), SVG,
 a compact text table, and a notebook view.
 
-``run_timeline(run)`` takes a ``WorkflowRun``, a ``StoredRun``, ``(RunStore, run_id)`` or a ``Timeline`` and
-holds only the model (``timeline.Timeline``); each format draws that model, through ``timeline_layout`` so that
-every format shows the same calls. There is no Mermaid form: a timeline is not boxes and arrows.
+``run_timeline(run)`` takes a ``WorkflowRun``, a ``RunRecord``, a ``StoredRun``, ``(RunStore, run_id)`` or a
+``Timeline`` and holds only the model (``timeline.Timeline``); each format draws that model, through
+``timeline_layout`` so that every format shows the same calls. There is no Mermaid form: a timeline is not boxes
+and arrows.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from .views import mimebundle
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
+    from alp_nb.replay.record import RunRecord
     from alp_nb.runtime.run import WorkflowRun
     from alp_nb.runtime.store import RunStore, StoredRun
 
@@ -60,7 +62,7 @@ class RunTimeline:
         return mimebundle(self)
 
 
-def run_timeline(run: WorkflowRun | StoredRun | tuple[RunStore, str] | Timeline) -> RunTimeline:
+def run_timeline(run: WorkflowRun | StoredRun | RunRecord | tuple[RunStore, str] | Timeline) -> RunTimeline:
     """The timeline picture of ``run`` (see ``timeline.timeline_of`` for what each kind of run gives)."""
     return RunTimeline(timeline_of(run))
 

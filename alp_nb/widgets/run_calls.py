@@ -14,14 +14,17 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from alp_nb.base.frozen import thaw
+from alp_nb.replay.record import RunRecord
 from alp_nb.runtime.journal import JournalEntry, read_journal
 from alp_nb.runtime.run import WorkflowRun
 from alp_nb.runtime.store import RunStore, StoredRun
 from alp_nb.viz.timeline import CALL_OUTCOMES, CallOutcome, CallSpan, Timeline, timeline_from, timeline_of
 
+SHOWN_LINES = 64
+"""How many whole journal lines of a ``RunRecord`` are kept once read (the calls around the cursor)."""
 JOURNALED: tuple[CallOutcome, ...] = ("live", "retried", "cached")
 """The outcomes of calls whose answer is on a journal line (a cached call's from an earlier attempt)."""
 
@@ -79,13 +82,67 @@ class RunCall:
         return None if self.entry is None else self.entry.tokens
 
 
-class RunCalls:
-    """Every call of a run, by position (from 0 here; ``RunCall.position`` counts from 1), with its timeline."""
+class CallLines(Protocol):
+    """Where a run's calls find their journal lines, by call key: the seq of a call's line, and the line itself
+    (made only when a call is shown)."""
 
-    def __init__(self, timeline: Timeline, entries: Iterable[JournalEntry] = ()) -> None:
+    def seq(self, key: str) -> int | None: ...
+
+    def entry(self, key: str) -> JournalEntry | None: ...
+
+
+class EntryLines:
+    """The journal lines of a run read whole (``JournalEntry`` models, as a ``StoredRun`` holds them)."""
+
+    def __init__(self, entries: Iterable[JournalEntry]) -> None:
+        self._entries = {entry.key: entry for entry in entries}
+
+    def seq(self, key: str) -> int | None:
+        entry = self._entries.get(key)
+        return None if entry is None else entry.seq
+
+    def entry(self, key: str) -> JournalEntry | None:
+        return self._entries.get(key)
+
+
+class RecordLines:
+    """The journal lines of a ``RunRecord``: seqs from its table, and a call's whole line (its schema too) made
+    only when the call is shown (``RunRecord.entry``)."""
+
+    def __init__(self, record: RunRecord) -> None:
+        journal = record.journal
+        rows = (journal["kind"] == "agent").to_numpy().nonzero()[0].tolist()
+        keys, seqs = journal["key"].tolist(), journal["seq"].tolist()
+        self._record = record
+        self._rows = {keys[row]: row for row in rows}
+        self._seqs = seqs
+        self._shown: dict[int, JournalEntry] = {}
+        """The lines last shown, by row (a move shows the call and its neighbours again)."""
+
+    def seq(self, key: str) -> int | None:
+        row = self._rows.get(key)
+        return None if row is None else self._seqs[row]
+
+    def entry(self, key: str) -> JournalEntry | None:
+        row = self._rows.get(key)
+        if row is None:
+            return None
+        entry = self._shown.get(row)
+        if entry is None:
+            if len(self._shown) >= SHOWN_LINES:
+                self._shown.pop(next(iter(self._shown)))
+            entry = self._shown[row] = self._record.entry(row)
+        return entry
+
+
+class RunCalls:
+    """Every call of a run, by position (from 0 here; ``RunCall.position`` counts from 1), with its timeline.
+    ``entries``: the run's journal lines, as ``JournalEntry`` models or as a ``CallLines`` lookup."""
+
+    def __init__(self, timeline: Timeline, entries: Iterable[JournalEntry] | CallLines = ()) -> None:
         self.timeline = timeline
         self._spans = timeline.spans
-        self._entries = {entry.key: entry for entry in entries}
+        self._lines: CallLines = EntryLines(entries) if isinstance(entries, Iterable) else entries
         self._by_seq: defaultdict[int, list[int]] = defaultdict(list)
         self._by_label: defaultdict[str, list[int]] = defaultdict(list)
         self._by_outcome: defaultdict[tuple[str, str], list[int]] = defaultdict(list)
@@ -94,9 +151,9 @@ class RunCalls:
         """Where each call's line starts in ``_labels``."""
         at = 0
         for index, span in enumerate(self._spans):
-            entry = self._entry(span)
-            if entry is not None and entry.seq is not None:
-                self._by_seq[entry.seq].append(index)
+            seq = self._lines.seq(span.key) if span.outcome in JOURNALED else None
+            if seq is not None:
+                self._by_seq[seq].append(index)
             self._by_label[span.label].append(index)
             self._by_outcome[span.phase, span.outcome].append(index)
             folded.append(_folded(span.label))
@@ -146,17 +203,20 @@ class RunCalls:
                         for outcome in self.totals.get(phase, ())})
 
     def _entry(self, span: CallSpan) -> JournalEntry | None:
-        return self._entries.get(span.key) if span.outcome in JOURNALED else None
+        return self._lines.entry(span.key) if span.outcome in JOURNALED else None
 
 
 def _folded(text: str) -> str:
     return text.casefold().replace("\n", " ")
 
 
-def run_calls(run: WorkflowRun | StoredRun | tuple[RunStore, str] | Timeline) -> RunCalls:
+def run_calls(run: WorkflowRun | StoredRun | RunRecord | tuple[RunStore, str] | Timeline) -> RunCalls:
     """The calls of ``run``, given as ``timeline_of`` takes it. A run in a store is read once: its snapshot, events
-    and journal; a ``StoredRun`` has no events, so only its answered calls are there (its timeline says so); a
-    ``Timeline`` has no journal, so no prompts or values."""
+    and journal; a ``RunRecord`` is not read again: its table gives the seqs, its events (read once, kept on it)
+    the timeline, and only the call shown is made a whole journal line; a ``StoredRun`` has no events, so only its
+    answered calls are there (its timeline says so); a ``Timeline`` has no journal, so no prompts or values."""
+    if isinstance(run, RunRecord):
+        return RunCalls(timeline_of(run), RecordLines(run))
     if isinstance(run, WorkflowRun):
         run = (RunStore(Path(run.launched.output_file).parent), run.run_id)
     if isinstance(run, tuple) and len(run) == 2 and isinstance(run[0], RunStore) and isinstance(run[1], str):

@@ -13,6 +13,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from alp_nb.replay.record import RunRecord
 from alp_nb.runtime.run import WorkflowRun
 from alp_nb.runtime.store import RunStore, StoredRun
 from alp_nb.viz.html import STYLE, esc, table
@@ -43,7 +44,8 @@ CURSOR_CLASS = "alp-timeline-cursor"
 
 
 class RunViewer(widgets.VBox):
-    """A journal scrubber over a run: a ``WorkflowRun``, a ``StoredRun``, ``(RunStore, run_id)`` or a ``Timeline``.
+    """A journal scrubber over a run: a ``WorkflowRun``, a ``RunRecord`` (``load_run``: nothing read again but the
+    line of the call shown), a ``StoredRun``, ``(RunStore, run_id)`` or a ``Timeline``.
 
     ``slider`` picks a call (from 1, in the order the calls started), as do ``previous_button``, ``next_button``
     and ``jump`` (a journal seq, or a label or part of one; ``find_button`` finds the next). ``current`` is the
@@ -51,7 +53,7 @@ class RunViewer(widgets.VBox):
     ``progress`` each phase's calls up to it, and ``cursor`` marks it on ``timeline``.
     """
 
-    def __init__(self, run: WorkflowRun | StoredRun | tuple[RunStore, str] | Timeline) -> None:
+    def __init__(self, run: WorkflowRun | StoredRun | RunRecord | tuple[RunStore, str] | Timeline) -> None:
         self.calls: RunCalls = run_calls(run)
         self.picture = RunTimeline(self.calls.timeline)
         count = len(self.calls)

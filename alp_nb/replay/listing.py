@@ -1,0 +1,77 @@
+"""``list_runs``: every run of a store as one DataFrame row, from the snapshots, never the journals.
+
+A run's row comes from its snapshot as ``RunStore.snapshot`` gives it (a ``running`` snapshot is caught up
+with its journal, and reads ``interrupted`` once nobody holds its lock: the one case a journal is read), and
+from its output file only when the failure reason is there and not in the snapshot (an s16 run). A run whose
+files cannot be read is listed with status ``unreadable`` and the error's message; it never stops the list.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from alp_nb.base.errors import AlpError
+from alp_nb.runtime.store import RunStore, run_error
+
+from .record import store_of
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+RUN_LIST_COLUMNS: tuple[str, ...] = ("run_id", "workflow", "status", "error", "attempts", "calls", "tokens",
+                                     "updated")
+"""The columns of ``list_runs``, in order."""
+UNREADABLE = "unreadable"
+FINISHED_WITH_REASON = ("failed", "cancelled")
+"""The statuses whose reason may be only in the output file."""
+
+
+def list_runs(store: RunStore | str | os.PathLike[str] | None = None) -> pd.DataFrame:
+    """One row per run in ``store`` (a RunStore or folder, default ``./.alp-runs``), the most recently changed
+    last: ``run_id``, ``workflow``, ``status`` (``interrupted`` for a run that says running while its lock is
+    free; ``unreadable`` for a run whose files are bad, with the message as its ``error``), ``error`` (the failure
+    reason, as ``RunRecord.error``), ``attempts``, ``calls`` and ``tokens`` (cumulative over the attempts) and
+    ``updated`` (when any of its files last changed, UTC).
+
+    ``ReplayError`` ``STORE_NOT_FOUND`` when the folder does not exist; an empty store is an empty table."""
+    import pandas as pd
+
+    store = store_of(store)
+    rows = [_row(store, run_id) for run_id in store.run_ids()]
+    rows.sort(key=lambda row: row[-1])
+    columns: dict[str, Any] = {name: [row[index] for row in rows] for index, name in enumerate(RUN_LIST_COLUMNS)}
+    for name in ("attempts", "calls", "tokens"):
+        columns[name] = pd.array(columns[name], dtype="Int64")
+    columns["updated"] = pd.to_datetime(columns["updated"], unit="s", utc=True)
+    for name in ("run_id", "workflow", "status", "error"):
+        columns[name] = pd.Series(columns[name], dtype=object)
+    return pd.DataFrame(columns, columns=list(RUN_LIST_COLUMNS))
+
+
+def _row(store: RunStore, run_id: str) -> tuple[Any, ...]:
+    updated = _changed(store, run_id)
+    try:
+        snapshot = store.snapshot(run_id)
+        error = snapshot.error
+        if error is None and snapshot.status in FINISHED_WITH_REASON:
+            error = run_error(snapshot, store.read_output(run_id))
+    except AlpError as refused:
+        workflow = run_id[len("wf_"):-len("_0123456789abcdef")]
+        return run_id, workflow, UNREADABLE, refused.message, None, None, None, updated
+    cumulative = snapshot.usage.cumulative
+    return (run_id, snapshot.workflow_name, snapshot.status, error, len(snapshot.attempts), cumulative.agents,
+            cumulative.tokens, updated)
+
+
+def _changed(store: RunStore, run_id: str) -> float:
+    """The latest modification time of the run's files (a live run's journal changes long before its snapshot);
+    read with ``lstat``, so a planted link is never followed."""
+    paths = store.paths(run_id)
+    times = []
+    for path in (paths.snapshot, paths.journal, paths.events, paths.output):
+        try:
+            times.append(path.lstat().st_mtime)
+        except OSError:
+            continue
+    return max(times, default=0.0)

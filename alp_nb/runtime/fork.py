@@ -1,0 +1,143 @@
+"""Forking a run: a new run that starts with another run's journal, some answers or prompts replaced.
+
+A fork copies every call the source run journaled into the new run's journal, before its first attempt, so
+that attempt serves each of them exactly as a resume would. A replaced answer (``values``, by label) is
+copied with the new value instead; a replaced prompt (``prompts``, by label) is asked instead of the one the
+script builds, on every attempt of the fork. Whatever the script then asks differently, because it was built
+from a replaced answer, misses the journal and runs live: the fork reruns only what depends on the change.
+Copied lines keep what the source paid for them but are not this run's spending (they come before its
+first attempt); a replaced answer costs nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from alp_nb.agents.errors import AgentError
+from alp_nb.agents.output_contract import OutputContract
+from alp_nb.base.frozen import thaw
+from alp_nb.base.untrusted_json import UntrustedJson
+
+from .errors import WorkflowInputError
+from .journal import JournalRead, JournalWriter, journaled, read_journal
+from .keys import canonical_dumps, validate_run_id
+from .meta import validate_args
+from .saved_workflows import SavedWorkflow
+from .snapshot import ForkOrigin
+from .store import RunStore
+
+COPIED_FIELDS = ("key", "kind", "label", "phase", "prompt", "schema", "value", "tokens", "attempts", "started",
+                 "ended")
+"""What a fork copies of each journaled call; ``copiedFrom`` names the source run, ``overridden`` marks a value
+replaced by the fork."""
+
+
+@dataclass(frozen=True)
+class Fork:
+    """A fork of run ``run_id``: ``values`` replace journaled answers (label → value), ``prompts`` replace the
+    prompts of calls (label → prompt)."""
+
+    run_id: str
+    values: Mapping[str, Any] = field(default_factory=dict)
+    prompts: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ForkSeed:
+    """What a fork's journal starts with, checked: the records to write, the journal a first attempt reads
+    from them, the source's args and where the fork came from."""
+
+    records: tuple[dict[str, Any], ...]
+    journal: JournalRead
+    args: dict[str, Any]
+    origin: ForkOrigin
+
+    def write(self, writer: JournalWriter) -> None:
+        """The copied lines, first in the new run's journal (their seqs are the ones ``journal`` holds)."""
+        for record in self.records:
+            writer.append(record)
+
+
+def fork_seed(store: RunStore, fork: Fork, saved: SavedWorkflow, args: Any) -> ForkSeed:
+    """The checked seed of ``fork``: the source run is ``saved``'s, the replaced labels name journaled calls
+    and their new values fit those calls' schemas; INVALID_OPTION or the store's refusals otherwise."""
+    if not isinstance(fork, Fork):
+        raise WorkflowInputError("INVALID_OPTION", f"fork must be a Fork, not {type(fork).__name__}")
+    source_id = validate_run_id(fork.run_id)
+    source = store.read_snapshot(source_id)
+    if source.workflow_name != saved.meta.name:
+        raise WorkflowInputError("WORKFLOW_MISMATCH", f"run `{source_id}` belongs to workflow "
+                                 f"`{source.workflow_name}`, not `{saved.meta.name}`")
+    source_args = saved.check_args(validate_args(thaw(source.args), f"{source_id}.json args"))
+    if args is not None and canonical_dumps(validate_args(args)) != canonical_dumps(source_args):
+        raise WorkflowInputError("ARGS_MISMATCH", f"a fork runs with the args of run `{source_id}`; omit args")
+    prompts = _prompts(fork.prompts)
+    lines: list[dict[str, Any]] = []
+    source_journal = read_journal(store.paths(source_id).journal,
+                                  on_record=lambda record, _seq, _line: lines.append(record))
+    by_label: dict[str, list[dict[str, Any]]] = {}
+    for record in lines:
+        if record.get("kind", "agent") == "agent" and isinstance(record.get("label"), str):
+            by_label.setdefault(record["label"], []).append(record)
+    replaced = {label: _replacement(source_id, label, value, by_label.get(label, []))
+                for label, value in _values(fork.values).items()}
+    records: list[dict[str, Any]] = []
+    journal = JournalRead(has_s16_keys=source_journal.has_s16_keys)
+    for record in lines:
+        if record.get("kind", "agent") != "agent":
+            continue  # a spend line is the source's cost, not an answer to serve
+        copied = {name: record[name] for name in COPIED_FIELDS if name in record}
+        copied["copiedFrom"] = source_id
+        if record.get("label") in replaced:
+            copied.update(value=replaced[record["label"]], tokens=0, overridden=True)
+        seq = len(records) + 1
+        records.append(copied)
+        journal.calls.setdefault(copied["key"], (copied["value"], copied.get("tokens", 0), seq))
+    journal.next_seq = len(records) + 1
+    origin = ForkOrigin(run_id=source_id, values=tuple(replaced), prompts=prompts)
+    return ForkSeed(tuple(records), journal, source_args, origin)
+
+
+def _values(values: Any) -> dict[str, Any]:
+    if not isinstance(values, Mapping) or not all(isinstance(label, str) for label in values):
+        raise WorkflowInputError("INVALID_OPTION", "fork values must map call labels to answers")
+    return dict(values)
+
+
+def _prompts(prompts: Any) -> dict[str, str]:
+    if not isinstance(prompts, Mapping) or not all(isinstance(label, str) and isinstance(prompt, str)
+                                                   for label, prompt in prompts.items()):
+        raise WorkflowInputError("INVALID_OPTION", "fork prompts must map call labels to prompts")
+    for label, prompt in prompts.items():
+        try:
+            (label + prompt).encode()
+        except UnicodeEncodeError:
+            raise WorkflowInputError("INVALID_OPTION", "a fork prompt or its label is not valid Unicode text") from None
+    return dict(prompts)
+
+
+def _replacement(source_id: str, label: str, value: Any, calls: list[dict[str, Any]]) -> Any:
+    """``value`` as the journal will hold it, for the one call of the source labelled ``label``."""
+    if not calls:
+        raise WorkflowInputError("INVALID_OPTION", f"no call of run `{source_id}` labelled `{label}` was journaled, "
+                                 "so it has no answer to replace (replace its prompt instead)")
+    if len({record["key"] for record in calls}) > 1:
+        raise WorkflowInputError("INVALID_OPTION", f"{len(calls)} calls of run `{source_id}` are labelled "
+                                 f"`{label}`; a fork replaces the answer of one call")
+    try:
+        value = journaled(value)
+    except (TypeError, ValueError, RecursionError, UntrustedJson) as error:
+        raise WorkflowInputError("INVALID_OPTION", f"fork value for `{label}` is not JSON: {error}") from None
+    schema = calls[0].get("schema")
+    if schema is not None:
+        try:
+            verdict = OutputContract("fork-value", schema).validate(value)
+        except AgentError as error:
+            raise WorkflowInputError("INVALID_OPTION", f"call `{label}` has a schema that cannot check a value: "
+                                     f"{error.message}") from None
+        if not verdict.ok:
+            raise WorkflowInputError("INVALID_OPTION", f"fork value for `{label}` does not match its schema: "
+                                     + "; ".join(verdict.issues))
+    return value

@@ -1,0 +1,149 @@
+"""Views of runs read after the fact (``alp_nb.replay``): a ``RunRecord`` (its status with the failure reason
+right under it, usage, attempts, phases, warnings and one page of its journal table) and the table of
+``list_runs`` as text. A record may hold a hundred thousand rows: a view draws one page of
+``JOURNAL_PAGE_SIZE``, never all. Every string from the run's files is untrusted: HTML escapes it
+(``html.esc``), plain text shows its control and invisible characters (``terminal``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from alp_nb.runtime.store import JOURNAL_PAGE_SIZE
+
+from .html import badge, block, esc, table
+from .runs import clip, journal_lines, snapshot_fragment, snapshot_lines
+from .terminal import plain, plain_line
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from alp_nb.replay.record import RunRecord
+
+RECORD_HEADERS = ("seq", "attempt", "status", "label", "phase", "tokens", "prompt", "value")
+RECOVERED_MARK = "↺ "
+"""Put before a label recovered from an s16 snapshot."""
+LIST_HEADERS = ("run_id", "workflow", "status", "attempts", "calls", "tokens", "updated", "error")
+MISSING = "—"
+
+
+# --- a record ---------------------------------------------------------------------------------------------------
+
+
+def _rows(record: RunRecord) -> list[tuple[str, ...]]:
+    """The shown page as short texts, one tuple a row (``RECORD_HEADERS``)."""
+    page = record.page_rows()
+    if page.empty:
+        return []
+    columns = {name: page[name].tolist() for name in ("seq", "attempt", "kind", "status", "cached", "key", "label",
+                                                      "phase", "tokens", "prompt", "value", "recovered")}
+    rows: list[tuple[str, ...]] = []
+    for index in range(len(page)):
+        cell = {name: values[index] for name, values in columns.items()}
+        attempt = MISSING if _missing(cell["attempt"]) else str(cell["attempt"])
+        status = str(cell["status"]) if not _missing(cell["status"]) else MISSING
+        if cell["kind"] == "spend":
+            status = f"spent: {status}"
+        if cell["cached"]:
+            status += ", cached"
+        label = cell["label"] if isinstance(cell["label"], str) else cell["key"]
+        rows.append((
+            str(cell["seq"]), attempt, status,
+            (RECOVERED_MARK if cell["recovered"] else "") + clip(label, 40),
+            clip(cell["phase"], 24) if isinstance(cell["phase"], str) else MISSING,
+            str(cell["tokens"]),
+            clip(cell["prompt"]) if isinstance(cell["prompt"], str) else MISSING,
+            MISSING if cell["kind"] == "spend" else clip(cell["value"]),
+        ))
+    return rows
+
+
+def _caption(record: RunRecord, shown: int) -> str:
+    total = len(record.journal)
+    if not shown:
+        return f"journal: {total:,} rows"
+    first = (record.journal_page - 1) * JOURNAL_PAGE_SIZE + 1
+    pages = ""
+    if record.pages > 1:
+        pages = f" · page {record.journal_page:,} of {record.pages:,}" + (
+            f" · .page({record.journal_page + 1}) shows the next" if record.journal_page < record.pages else "")
+    return f"journal: rows {first:,}–{first + shown - 1:,} of {total:,}{pages}"
+
+
+def _source(record: RunRecord) -> str:
+    """What the record says of where it came from (nothing for our own runs)."""
+    if record.source != "s16":
+        return ""
+    recovered = int(record.journal["recovered"].sum())
+    return (f"written by the s16 reference runtime; labels and phases of {recovered:,} of {len(record.journal):,} "
+            f"rows recovered from its snapshot ({RECOVERED_MARK.strip()})")
+
+
+def run_record_text(record: RunRecord, *, show_warnings: bool = True) -> str:
+    """The snapshot's lines with the failure reason under the status, then the source, the warnings (unless
+    ``show_warnings`` is False: a command line prints them on stderr) and one page of the journal."""
+    lines = snapshot_lines(record.snapshot, record.error)
+    source = _source(record)
+    if source:
+        lines.append(f"SOURCE     {plain(source)}")
+    if show_warnings:
+        lines += [f"WARNING    {plain_line(warning)}" for warning in record.warnings]
+    rows = [tuple(plain_line(cell) for cell in row) for row in _rows(record)]
+    lines.append(_caption(record, len(rows)))
+    lines += journal_lines(RECORD_HEADERS[:6], rows)
+    return "\n".join(lines)
+
+
+def run_record_html(record: RunRecord) -> str:
+    """Status with the failure reason in red under it, usage, attempts, phases, the warnings and one page of the
+    journal (``record.page(n)`` shows another; ``record.journal`` is the whole table)."""
+    parts = [snapshot_fragment(record.snapshot, record.error)]
+    source = _source(record)
+    if source:
+        parts.append(f'<div>{badge("s16", "info")} <span class="muted">{esc(source)}</span></div>')
+    parts += [f'<div>{badge("warning", "warn")} {esc(warning)}</div>' for warning in record.warnings]
+    rows = _rows(record)
+    parts.append(f'<div class="muted">{esc(_caption(record, len(rows)))}</div>')
+    if rows:
+        parts.append(table(RECORD_HEADERS, [[f"<code>{esc(cell)}</code>" if column >= 6 else esc(cell)
+                                             for column, cell in enumerate(row)] for row in rows]))
+    return block("".join(parts))
+
+
+# --- the list of runs -------------------------------------------------------------------------------------------
+
+
+def run_list_lines(runs: pd.DataFrame, where: str = "") -> list[str]:
+    """``list_runs`` as aligned text lines (the failure reason last: it is the widest), or one line saying the
+    store ``where`` holds no run."""
+    if runs.empty:
+        return [f"no runs{f' in {plain_line(where)}' if where else ''}"]
+    columns = {name: runs[name].tolist() for name in LIST_HEADERS}
+    rows = [[_list_cell(name, columns[name][index]) for name in LIST_HEADERS] for index in range(len(runs))]
+    widths = [max(len(header), *(len(row[column]) for row in rows)) for column, header in enumerate(LIST_HEADERS)]
+    lines = ["  ".join(f"{header:<{width}}" for header, width in zip(LIST_HEADERS, widths, strict=True)).rstrip()]
+    lines += ["  ".join(f"{cell:<{width}}" for cell, width in zip(row, widths, strict=True)).rstrip()
+              for row in rows]
+    return lines
+
+
+def _list_cell(name: str, value: Any) -> str:
+    if _missing(value):
+        return "" if name == "error" else MISSING
+    if name == "updated":
+        return str(value.strftime("%Y-%m-%d %H:%M:%S"))
+    if name == "error":
+        return plain_line(clip(value, 120))
+    return plain_line(value)
+
+
+def _missing(value: Any) -> bool:
+    """None, NaN, NaT or pandas' NA (what a table's ``tolist`` gives for a missing cell)."""
+    if value is None:
+        return True
+    if isinstance(value, float):
+        return math.isnan(value)
+    import pandas as pd
+
+    return value is pd.NA or value is pd.NaT

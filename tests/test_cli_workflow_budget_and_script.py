@@ -1,0 +1,58 @@
+"""``alp-nb workflow run|resume --script FILE`` and ``resume --budget N``: a workflow kept in a file, and a run
+that ran out of budget finished by raising it, never told to repeat the command that would fail."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from cli_support import alp_nb, batch_script
+
+
+@pytest.fixture
+def script(tmp_path):
+    return batch_script(tmp_path)
+
+
+def test_a_run_out_of_budget_is_told_to_raise_it_and_finishes_once_raised(tmp_path, script):
+    store = str(tmp_path / "runs")
+    ran = alp_nb("workflow", "run", "batch-review", "--script", script, "--args", '{"budget": 30}', "--store", store)
+    assert ran.returncode == 1, ran.stderr
+    run_id = (tmp_path / "runs" / "last_run.txt").read_text().strip()
+    budget_line = next(line for line in ran.stdout.splitlines() if line.startswith("BUDGET"))
+    assert budget_line.startswith("BUDGET     33 of 30 tokens spent; to go on, raise it: ")
+    assert budget_line.endswith(f"alp-nb workflow resume {run_id} --store {store} --script {script} --budget N "
+                                "(N above 33)")
+    assert not any(line.startswith("RESUME") for line in ran.stdout.splitlines())
+
+    refused = alp_nb("workflow", "resume", run_id, "--store", store, "--script", script)
+    assert refused.returncode == 2 and "has spent its token budget" in refused.stderr
+    assert "`--budget N`" in refused.stderr
+
+    finished = alp_nb("workflow", "resume", run_id, "--store", store, "--script", script, "--budget", "100")
+    assert finished.returncode == 0, finished.stderr
+    snapshot = json.loads((tmp_path / "runs" / f"{run_id}.json").read_text())
+    assert snapshot["status"] == "completed" and snapshot["budget"] == 100
+    assert [attempt["budget"] for attempt in snapshot["attempts"]] == [30, 100]
+
+
+def test_resuming_a_workflow_kept_in_a_file_without_the_file_names_the_option(tmp_path, script):
+    store = str(tmp_path / "runs")
+    assert alp_nb("workflow", "run", "batch-review", "--script", script, "--store", store).returncode == 0
+    run_id = (tmp_path / "runs" / "last_run.txt").read_text().strip()
+    missing = alp_nb("workflow", "resume", run_id, "--store", store)
+    assert missing.returncode == 2
+    assert "unknown workflow `batch-review` (saved: review-changes)" in missing.stderr
+    assert "`--script path`" in missing.stderr
+
+
+def test_a_script_file_that_breaks_is_named_with_its_line(tmp_path):
+    broken = tmp_path / "broken.py"
+    broken.write_text("from alp_nb import saved_workflow\n\nraise ValueError('not ready')\n")
+    result = alp_nb("workflow", "run", "batch-review", "--script", str(broken), "--store", str(tmp_path / "runs"))
+    assert result.returncode == 2
+    assert f"cannot load workflow file {broken} line 3: ValueError: not ready" in result.stderr
+    empty = tmp_path / "empty.py"
+    empty.write_text("x = 1\n")
+    result = alp_nb("workflow", "run", "batch-review", "--script", str(empty), "--store", str(tmp_path / "runs"))
+    assert result.returncode == 2 and "saves no workflow: decorate its script with @saved_workflow" in result.stderr
