@@ -39,9 +39,9 @@ from alp_nb.runtime.resume import (
     decide_resume,
     warn_if_journal_lost,
 )
-from alp_nb.runtime.run import run_sync
 from alp_nb.runtime.saved_workflows import DEFAULT_REGISTRY, WorkflowRegistry
 from alp_nb.runtime.store import JOURNAL_PAGE_SIZE, RunStore
+from alp_nb.runtime.sync import run_sync
 
 from .errors import ReplayError
 from .record import store_of

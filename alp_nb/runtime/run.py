@@ -16,10 +16,10 @@ import contextlib
 import os
 import time
 import warnings
-from collections.abc import Coroutine, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 from alp_nb.base.frozen import FrozenModel
 
@@ -39,9 +39,9 @@ from .runners import MockAgentRunner
 from .saved_workflows import DEFAULT_REGISTRY, SavedWorkflow, WorkflowRegistry
 from .snapshot import Attempt, RunSnapshot, Usage, UsageReport, run_budget
 from .store import RunLock, RunStore
+from .sync import run_sync
 
 Durability = Literal["flush", "fsync"]
-_T = TypeVar("_T")
 
 
 class LaunchEnvelope(FrozenModel):
@@ -128,22 +128,16 @@ def _notify_ended(subscribers: list[Subscriber], error: BaseException) -> None:
         subscriber(event)
 
 
-def run_workflow_sync(*args: Any, **kwargs: Any) -> WorkflowRun:
-    """``run_workflow`` from synchronous code: a plain script, or a notebook cell whose kernel loop is running."""
-    return run_sync(run_workflow(*args, **kwargs))
-
-
-def run_sync(coroutine: Coroutine[Any, Any, _T]) -> _T:
-    """``coroutine`` run to its end from synchronous code: with ``asyncio.run``, or in a notebook cell, on its
-    kernel's running loop made re-entrant with nest-asyncio."""
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coroutine)
-    import nest_asyncio
-
-    nest_asyncio.apply(loop)
-    return loop.run_until_complete(coroutine)
+def run_workflow_sync(*args: Any, progress: bool = False, on_event: Subscriber | Iterable[Subscriber] | None = None,
+                      **kwargs: Any) -> WorkflowRun:
+    """``run_workflow`` from synchronous code: a plain script, or a notebook cell (see ``runtime.sync``). A
+    progress display is made here, so that it shows in the cell that asked for it."""
+    subscribers = _subscribers(on_event)
+    if progress is True:
+        subscribers.append(progress_subscriber())
+    elif progress is not False:
+        raise WorkflowInputError("INVALID_OPTION", f"progress must be True or False, not {progress!r}")
+    return run_sync(run_workflow(*args, on_event=subscribers, **kwargs))
 
 
 async def resume_workflow(run_id: str | None = None, *, store: RunStore | str | os.PathLike[str] | None = None,

@@ -10,13 +10,16 @@ from .terminal import plain
 STYLE = """<style>
 .alp{font-family:system-ui,-apple-system,sans-serif;font-size:13px;line-height:1.4;max-width:60em}
 .alp table{border-collapse:collapse;margin:4px 0}
-.alp th,.alp td{border:1px solid #ddd;padding:2px 8px;text-align:left;vertical-align:top}
+.alp th,.alp td{border:1px solid #ddd;padding:2px 8px;vertical-align:top}
+.alp.alp th,.alp.alp td{text-align:left}
 .alp th{background:#f4f4f4}
 .alp code{font-size:12px}
 .alp .muted{color:#777}
 .alp .badge{display:inline-block;padding:0 8px;border-radius:9px;color:#fff;font-weight:600}
 .alp .ok{background:#2e7d32}.alp .bad{background:#c62828}.alp .warn{background:#ef6c00}.alp .info{background:#1565c0}
 </style>"""
+"""The views' one style sheet. ``.alp.alp`` outranks JupyterLab's rule that right-aligns every cell of an output
+table (``:not(.jp-RenderedMarkdown).jp-RenderedHTMLCommon td``): text reads from the left."""
 
 
 def esc(value: object) -> str:
