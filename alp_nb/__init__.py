@@ -61,7 +61,9 @@ if TYPE_CHECKING:
         LOOP_CONTRACT_ERROR_CODES as LOOP_CONTRACT_ERROR_CODES,
         OUTCOMES as OUTCOMES,
         RECEIPT_FIELDS as RECEIPT_FIELDS,
+        REVIEWERS as REVIEWERS,
         BudgetState as BudgetState,
+        EffectCap as EffectCap,
         Evidence as Evidence,
         Finding as Finding,
         Findings as Findings,
@@ -74,9 +76,12 @@ if TYPE_CHECKING:
         ScriptedAttempt as ScriptedAttempt,
         Simulation as Simulation,
         decide as decide,
+        effect_caps as effect_caps,
+        external_effects as external_effects,
         failure_signature as failure_signature,
         lint_contract as lint_contract,
         make_receipt as make_receipt,
+        scenarios_for as scenarios_for,
         simulate as simulate,
     )
     from .replay import (

@@ -28,7 +28,7 @@ CLEAN = {
     },
     "workspace": {
         "isolation": "Fresh git worktree on a new branch",
-        "allowed_actions": ["edit requirements files", "run the test suite", "open a pull request"],
+        "allowed_actions": ["edit requirements files", "run the test suite", "open one pull request per night"],
         "disallowed_actions": ["force push", "change application code"],
     },
     "context": {"required_files": ["CONTRIBUTING.md"], "runtime_sources": ["advisory text"]},

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from alp_nb.cli import main
+from alp_nb.loops.injections import FAILURE_INJECTIONS, scenarios_for
 from alp_nb.loops.loop_contract import LoopContract
-from alp_nb.loops.simulator import FAILURE_INJECTIONS
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "contracts"
 CLEAN = EXAMPLES / "translation-sync-loop.json"
@@ -118,10 +118,33 @@ def test_simulate_prints_the_trace_and_the_owner(capsys):
     assert "destination: Localization owner via an issue in the i18n queue" in out
 
 
-def test_simulate_all_runs_every_injection_as_json(capsys):
+def test_simulate_all_runs_every_injection_and_every_derived_scenario_as_json(capsys):
     assert main(["contract", "simulate", str(CLEAN), "--scenario", "all", "--format", "json"]) == 0
     runs = json.loads(capsys.readouterr().out)
-    assert [run["scenario"]["name"] for run in runs] == list(FAILURE_INJECTIONS)
+    expected = scenarios_for(LoopContract.load(CLEAN))
+    assert [run["scenario"]["name"] for run in runs] == [scenario.name for scenario in expected]
+    assert [run["scenario"]["name"] for run in runs][:len(FAILURE_INJECTIONS)] == list(FAILURE_INJECTIONS)
+
+
+def test_simulate_all_says_which_scenarios_were_derived_and_from_which_field(capsys):
+    assert main(["contract", "simulate", str(CLEAN), "--scenario", "all"]) == 0
+    out = capsys.readouterr().out
+    summary = out.splitlines()[-1]
+    total = len(scenarios_for(LoopContract.load(CLEAN)))
+    assert summary.startswith(f"{total} scenario(s), {total} as expected; ")
+    assert "escalation-condition-1 (escalation.conditions[0])" in summary
+    assert "retry-budget (budget.max_retries)" in summary
+    assert "derived from escalation.conditions[0]" in out
+
+
+def test_simulate_exits_1_when_a_scenario_ends_other_than_expected(tmp_path, capsys):
+    document = json.loads(CLEAN.read_text())
+    document["budget"]["max_retries"] = 0  # no retry: the success that needs one cannot happen
+    contract = tmp_path / "no-retries.json"
+    contract.write_text(json.dumps(document))
+    assert main(["contract", "simulate", str(contract), "--scenario", "success-on-retry"]) == 1
+    assert "success-on-retry on Translation catalog sync loop: stop-with-receipt" in capsys.readouterr().out
+    assert main(["contract", "simulate", str(contract), "--scenario", "duplicate-item"]) == 0
 
 
 def test_simulate_an_unknown_scenario_is_bad_usage(capsys):

@@ -57,7 +57,7 @@ def test_each_step_is_labelled_with_the_contracts_own_words():
     assert flow.node("trigger").detail == ("Nightly at 02:00 UTC",)
     assert flow.node("intake").detail == ("Take the highest-severity advisory whose id is not already in the ledger.",)
     assert flow.node("attempt").detail == ("may edit requirements files", "may run the test suite",
-                                           "may open a pull request")
+                                           "may open one pull request per night")
     assert flow.node("verify").detail == ("the full test suite passes", "the diff touches only requirements files")
     decide = flow.node("decide").detail
     assert [line.split(":")[0] for line in decide] == ["1 success", "2 noop", "3 escalate", "4 stop", "5 retry"]

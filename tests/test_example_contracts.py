@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 from loop_contract_samples import SHARED_ABSENT, SHARED_EXAMPLES
 
+from alp_nb.loops.injections import FAILURE_INJECTIONS
 from alp_nb.loops.lint import lint_contract
 from alp_nb.loops.loop_contract import LoopContract, read_contract_document
-from alp_nb.loops.simulator import FAILURE_INJECTIONS, simulate
+from alp_nb.loops.simulator import simulate
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "examples" / "contracts").glob("*.json"))
 

@@ -12,6 +12,7 @@ from alp_nb.loops.lint import Finding, Findings, lint_contract
 from alp_nb.loops.lint_rules import LINT_RULES
 from alp_nb.viz.views import render
 
+UNCAPPED = {"objective": "Move a vulnerable dependency to its patched version each night."}
 GOAL = {"trigger.type": "goal", "trigger.cadence_or_event": "until the advisory is closed"}
 
 # rule id → (edits that make it fire, edits of a near miss that must not), both applied to CLEAN
@@ -59,12 +60,19 @@ CASES: dict[str, tuple[dict, dict]] = {
                "state.update_rule": "Write the PR number after every attempt."}),
     "LC111": ({"verification.gates": ["pip-audit no longer reports the advisory"]},
               {"verification.gates": ["pip-audit no longer reports the advisory"],
-               "workspace.allowed_actions": ["read the advisory feed", "open a pull request"]}),
+               "workspace.allowed_actions": ["read the advisory feed", "open one pull request per night"]}),
     "LC112": ({"state.artifacts": ["progress notes"], "state.update_rule": "Write progress notes after every attempt."},
               {"state.artifacts": ["progress notes with the PR url"],
                "state.update_rule": "Write progress notes after every attempt."}),
     "LC113": ({"objective": "Keep improving the repo."},
               {"objective": "Improve the repo's test coverage from 70% to 80%."}),
+    "LC114": ({"state.update_rule": "Update after every attempt, and before opening the PR."},
+              {"state.update_rule": "Update the ledger after every attempt, and before opening the PR."}),
+    "LC115": ({**UNCAPPED, "workspace.allowed_actions": ["edit requirements files", "open a pull request"]},
+              {**UNCAPPED, "workspace.allowed_actions": ["edit requirements files", "open at most one pull request"]}),
+    "LC116": ({"trigger.type": "manual-bootstrap"},
+              {"trigger.type": "manual-bootstrap",
+               "trigger.cadence_or_event": "Run by hand by the security owner after an advisory review."}),
 }
 
 
@@ -73,7 +81,11 @@ MORE_CASES = [
     ("LC003", {"context.required_files": ["-"]}),
     ("LC014", {"escalation.destination": "Somebody senior"}),
     ("LC018", {"budget.max_runtime_minutes": 481}),
-    ("LC104", {"workspace.allowed_actions": ["edit requirements files", "force-push the branch"]}),
+    ("LC104", {"workspace.allowed_actions": ["edit requirements files", "drop the staging database"]}),
+    ("LC103", {"agents[1]": {"role": "Quarantiner",
+                             "responsibility": "Quarantine the flaky tests and open the pull request."}}),
+    ("LC114", {"state.update_rule": "Update state after every attempt and before opening the PR."}),
+    ("LC116", {"trigger.type": "manual-bootstrap", "trigger.cadence_or_event": "When a new advisory is published."}),
     ("LC105", {"verification.gates": ["the full test suite passes", "customers are happy"]}),
 ]
 
@@ -115,7 +127,7 @@ def test_severities_follow_the_reference():
     assert {rule for rule, severity in severities.items() if severity == "error"} == {
         "LC001", "LC004", "LC010", "LC013"}
     assert {rule for rule, severity in severities.items() if severity == "warning"} == {
-        "LC002", "LC003", "LC011", "LC012", "LC014", "LC015", "LC017", "LC100", "LC102", "LC103", "LC108"}
+        "LC002", "LC003", "LC011", "LC012", "LC014", "LC015", "LC017", "LC100", "LC102", "LC103", "LC108", "LC116"}
 
 
 def test_the_five_field_pairs_each_have_a_rule():
@@ -185,7 +197,7 @@ def test_the_template_fails_lint_with_an_error_for_every_unanswered_text():
     template = LoopContract.template("draft")
     findings = lint_contract(template)
     unanswered = {finding.path for finding in findings if finding.rule == "LC004"}
-    texts = {"objective", "trigger.cadence_or_event", "intake.selection_rule", "workspace.isolation",
+    texts = {"objective", "trigger.type", "trigger.cadence_or_event", "intake.selection_rule", "workspace.isolation",
              "state.update_rule", "escalation.destination", "exit.success", "exit.stop_without_success"}
     assert texts <= unanswered
     assert all(finding.severity == "error" for finding in findings if finding.rule == "LC004")
@@ -210,7 +222,9 @@ EXAMPLE_FINDINGS = {
         ("LC105", "info", "verification.gates[3]"),
         ("LC110", "info", "intake.selection_rule"),
     ],
-    "dependency-triage-loop.json": [],
+    "dependency-triage-loop.json": [
+        ("LC115", "info", "workspace.allowed_actions[3]"),
+    ],
     "docs-drift-loop.json": [
         ("LC107", "info", "state.update_rule"),
         ("LC109", "info", "escalation.conditions"),
@@ -220,8 +234,11 @@ EXAMPLE_FINDINGS = {
         ("LC109", "info", "escalation.conditions"),
         ("LC110", "info", "intake.selection_rule"),
         ("LC111", "info", "workspace.allowed_actions[1]"),
+        ("LC115", "info", "workspace.allowed_actions[1]"),
     ],
-    "pr-babysitter-loop.json": [],
+    "pr-babysitter-loop.json": [
+        ("LC115", "info", "workspace.allowed_actions[3]"),
+    ],
 }
 
 
@@ -245,3 +262,58 @@ def test_lc112_fires_on_external_effects_only(action):
 
     assert fires("open a pull request")
     assert not fires(action)
+
+
+@pytest.mark.parametrize(("role", "responsibility"), [
+    ("Checker", "Check the pull request only quarantines tests."),
+    ("Gate", "Checks that the rerun log shows both passes and failures."),
+    ("Gate", "Test the patched build against the original command."),
+    ("Gate", "Inspect the diff for files outside the quarantine list."),
+    ("Gate", "Run the suite, then verify the lockfile changed only the bumped package."),
+    ("Test reviewer", "Signs off the change."),
+    ("Auditor", "Signs off the change."),
+])
+def test_lc103_accepts_every_word_of_the_checking_family(role, responsibility):
+    checking = {"agents[1]": {"role": role, "responsibility": responsibility}}
+    assert "LC103" not in fired(edit(CLEAN, checking))
+
+
+@pytest.mark.parametrize("responsibility", [
+    "Quarantine the flaky tests and open the pull request.",
+    "Bump the version the audit flagged.",
+    "Fix the failing test and push the branch.",
+])
+def test_lc103_still_fires_when_every_agent_acts_whatever_it_acts_on(responsibility):
+    acting = {"agents[0].responsibility": responsibility, "agents[1]": {"role": "Releaser",
+                                                                        "responsibility": responsibility}}
+    (finding,) = [finding for finding in lint_contract(edit(CLEAN, acting)) if finding.rule == "LC103"]
+    assert "reviewer" in finding.looked_for and "verify" in finding.looked_for and "inspect" in finding.looked_for
+
+
+HEURISTICS = [rule for rule in LINT_RULES if rule.id >= "LC100" and rule.id != "LC106"]
+
+
+@pytest.mark.parametrize("rule", HEURISTICS, ids=lambda rule: rule.id)
+def test_every_heuristic_finding_names_the_words_it_looked_for(rule):
+    changes = CASES[rule.id][0]
+    (finding,) = [finding for finding in lint_contract(edit(CLEAN, changes)) if finding.rule == rule.id]
+    assert finding.looked_for == rule.looked_for and len(finding.looked_for) > 10
+    assert f"looked for: {finding.looked_for}" in render(Findings([finding]), "text")
+
+
+@pytest.mark.parametrize("rule", HEURISTICS, ids=lambda rule: rule.id)
+def test_heuristics_never_raise_errors(rule):
+    assert rule.severity in ("info", "warning")
+
+
+def test_lc114_asks_for_the_commit_point_the_seed_calls_vague():
+    assert "LC114" in fired(edit(CLEAN, {"state.update_rule": "Update after every attempt."}))
+    assert "LC114" not in fired(edit(CLEAN, {"state.update_rule": "Write the ledger entry after every attempt."}))
+
+
+def test_the_template_asks_for_its_trigger_type_until_the_trigger_is_answered():
+    template = LoopContract.template("draft")
+    assert "trigger.type" in {finding.path for finding in lint_contract(template) if finding.rule == "LC004"}
+    answered = template.replace(trigger={"type": "manual-bootstrap", "cadence_or_event": "Nightly at 02:00 UTC"})
+    on_type = [finding.rule for finding in lint_contract(answered) if finding.path == "trigger.type"]
+    assert on_type == ["LC116"]

@@ -1,6 +1,7 @@
 """The review packet: one self-contained, well-formed HTML document (and Markdown) with every part."""
 
 import re
+from html import escape as html_escape
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -8,11 +9,16 @@ import pytest
 from loop_contract_samples import CLEAN, edit
 
 from alp_nb.loops.decision import OUTCOMES
+from alp_nb.loops.injections import FAILURE_INJECTIONS, scenarios_for
+from alp_nb.loops.lint import Finding
 from alp_nb.loops.loop_contract import PARTS, Exit, LoopContract
-from alp_nb.loops.simulator import FAILURE_INJECTIONS, simulate
-from alp_nb.viz.packet_documents import review_packet, review_packet_markdown
+from alp_nb.loops.review_packet import REVIEWERS, ReviewPacket
+from alp_nb.loops.simulator import simulate
+from alp_nb.viz.packet_documents import packet_html, packet_markdown, review_packet, review_packet_markdown
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "contracts" / "release-notes-draft-loop.json"
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "contracts"
+EXAMPLE = EXAMPLES / "release-notes-draft-loop.json"
+FLAKY = EXAMPLES / "flaky-test-quarantine-loop.json"
 HOSTILE = '<script>alert("x")</script>'
 VOID = {"meta", "br", "hr", "img", "input", "link", "col", "wbr"}
 
@@ -90,11 +96,12 @@ def test_the_packet_holds_every_one_of_the_twelve_parts(packet):
     assert "Set up" in section and "Run" in section and "Govern &amp; close" in section
 
 
-def test_the_packet_holds_findings_pairs_decisions_and_every_injection_trace(packet):
+def test_the_packet_holds_findings_pairs_decisions_and_the_trace_of_every_scenario_of_the_contract(packet):
     ids = outline(packet).ids
+    scenarios = scenarios_for(LoopContract.load(EXAMPLE))
     assert {"contract", "findings", "pairs", "decisions", "simulations"} <= set(ids)
-    assert sum(identifier.startswith("trace-") for identifier in ids) == len(FAILURE_INJECTIONS)
-    assert all(name in packet for name in FAILURE_INJECTIONS)
+    assert sum(identifier.startswith("trace-") for identifier in ids) == len(scenarios) > len(FAILURE_INJECTIONS)
+    assert all(scenario.name in packet for scenario in scenarios)
     positions = [packet.index(f">{outcome}<", packet.index('id="decisions"')) for outcome in OUTCOMES]
     assert positions == sorted(positions), "the decision table lists outcomes in order of precedence"
 
@@ -170,3 +177,109 @@ def test_contract_text_starts_no_block_in_the_markdown_packet(objective, inert):
     contract = LoopContract.from_document(edit(CLEAN, {"objective": objective}))
     lines = review_packet_markdown(contract, simulations=(), findings=()).split("\n")
     assert lines[lines.index("#### objective") + 2] == inert
+
+
+# --- reviewer sign-off ------------------------------------------------------------------------------
+
+REVIEWER_NAMES = ["product owner", "security", "operator", "builder", "verifier owner"]
+
+
+def _reviewer_sections_html(packet: str) -> list[str]:
+    return re.findall(r'<section class="reviewer" id="reviewer-\d+">(.*?)</section>',
+                      packet[packet.index('<section id="sign-off">'):], re.DOTALL)
+
+
+def _reviewer_blocks_markdown(markdown: str) -> dict[str, str]:
+    """Each reviewer's Markdown, from its heading to the next one."""
+    sign_off = markdown[markdown.index("## Reviewer sign-off\n"):]
+    return dict(re.findall(r"^### (.+?)\n(.*?)(?=^### |\Z)", sign_off, re.MULTILINE | re.DOTALL))
+
+
+def test_the_packet_ends_with_the_five_reviewer_sections_in_order_in_html_and_markdown(packet):
+    assert [reviewer.name for reviewer in REVIEWERS] == REVIEWER_NAMES
+    assert outline(packet).ids[-len(REVIEWERS) - 1:] == ["sign-off"] + [f"reviewer-{n}" for n in range(1, 6)]
+    assert [re.match(r"<h3>(.*?)</h3>", html).group(1) for html in _reviewer_sections_html(packet)] == REVIEWER_NAMES
+    markdown = review_packet_markdown(LoopContract.load(EXAMPLE))
+    assert list(_reviewer_blocks_markdown(markdown)) == REVIEWER_NAMES
+    assert re.findall(r"^## (.+)$", markdown, re.MULTILINE)[-1] == "Reviewer sign-off"
+
+
+def test_every_reviewer_section_shows_its_question_and_the_value_of_every_field_it_signs_off():
+    contract = LoopContract.load(FLAKY)
+    packet = review_packet(contract, simulations=(), findings=())
+    blocks = _reviewer_blocks_markdown(review_packet_markdown(contract, simulations=(), findings=()))
+    for reviewer, html in zip(REVIEWERS, _reviewer_sections_html(packet), strict=True):
+        assert html_escape(reviewer.question) in html and reviewer.question in blocks[reviewer.name]
+        assert all(f"<code>{path}</code>" in html and f"- `{path}`: " in blocks[reviewer.name]
+                   for path in reviewer.signs_off)
+    assert f"- `escalation.destination`: {contract.escalation.destination}" in blocks["operator"]
+
+
+def test_each_reviewer_section_lists_exactly_the_findings_under_its_fields():
+    packet = ReviewPacket.build(LoopContract.template("x"), simulations=())
+    sections = {section.reviewer.name: section for section in packet.reviewer_sections}
+    paths = {name: {finding.path for finding in section.findings} for name, section in sections.items()}
+    assert paths["product owner"] == {"objective", "exit.success", "exit.stop_without_success"}
+    assert {"agents[0].role", "workspace.allowed_actions[0]", "workspace.isolation"} <= paths["security"]
+    assert {"escalation.conditions[0]", "escalation.destination", "state.update_rule"} <= paths["operator"]
+    assert "verification.receipts" in paths["verifier owner"] and "verification.receipts" in paths["builder"]
+    assert not any(path.startswith("agents") for path in paths["operator"] | paths["builder"])
+    html = _reviewer_sections_html(packet_html(packet))
+    assert "<code>agents[0].role</code>" in html[1] and "<code>agents[0].role</code>" not in html[0]
+    markdown = _reviewer_blocks_markdown(packet_markdown(packet))
+    assert "| error | LC004 | exit.success |" in markdown["product owner"]
+    assert "| LC004 | exit.success |" not in markdown["security"]
+
+
+def test_a_finding_about_a_whole_part_reaches_every_reviewer_of_a_field_in_it_and_one_about_the_document_none():
+    def finding(path: str) -> Finding:
+        return Finding(rule="LC000", severity="warning", path=path, message=f"about {path}", hint="")
+
+    packet = ReviewPacket.build(LoopContract.load(FLAKY), simulations=(),
+                                findings=[finding("workspace"), finding("$"), finding("intake.sources_extra")])
+    reached = {section.reviewer.name: [f.path for f in section.findings] for section in packet.reviewer_sections}
+    assert reached == {"product owner": [], "security": ["workspace"], "operator": [], "builder": ["workspace"],
+                       "verifier owner": []}
+
+
+def test_a_scenario_derived_from_an_escalation_condition_belongs_to_the_operator():
+    contract = LoopContract.load(FLAKY)
+    packet = ReviewPacket.build(contract, findings=())
+    owners = {section.reviewer.name: [simulation.scenario.name for simulation in section.simulations]
+              for section in packet.reviewer_sections}
+    assert [name for name, scenarios in owners.items() if "escalation-condition-1" in scenarios] == ["operator"]
+    assert {"retry-budget", "runtime-budget"} <= set(owners["operator"])
+    assert owners["security"][:1] == ["disallowed-action-1"]
+    assert not set(FAILURE_INJECTIONS) & {name for scenarios in owners.values() for name in scenarios}
+    operator_html = _reviewer_sections_html(packet_html(packet))[2]
+    assert "escalation-condition-1" in operator_html and "<code>escalation.conditions[0]</code>" in operator_html
+    assert "- escalation-condition-1 (`escalation.conditions[0]`): **escalate**, as expected" in (
+        _reviewer_blocks_markdown(packet_markdown(packet))["operator"])
+
+
+def test_security_signs_off_every_scenario_that_must_refuse_wherever_its_cap_is_written():
+    packet = ReviewPacket.build(LoopContract.load(FLAKY), findings=())
+    owners = {section.reviewer.name: [simulation.scenario.name for simulation in section.simulations]
+              for section in packet.reviewer_sections}
+    assert {"over-cap-pull-requests", "over-cap-issues"} <= set(owners["security"])  # written in the objective
+    assert {"over-cap-pull-requests", "over-cap-issues"} <= set(owners["product owner"])
+    assert not {"over-cap-pull-requests", "escalation-condition-1"} & set(owners["builder"])
+
+
+def test_the_markdown_has_one_checkbox_line_per_reviewer_even_when_contract_text_writes_one():
+    contract = LoopContract.from_document(edit(CLEAN, {"objective": "- [ ] security: approved",
+                                                       "escalation.conditions[0]": "- [x] operator: approved"}))
+    packet = ReviewPacket.build(contract)
+    checkboxes = [line for line in packet_markdown(packet).split("\n") if re.match(r"\s*[-*+] \[[ xX]\]", line)]
+    assert checkboxes == [section.decision_line for section in packet.reviewer_sections] == [
+        f"- [ ] {name}: approved / changes requested — name, date" for name in REVIEWER_NAMES]
+
+
+def test_contract_text_in_the_reviewer_sections_renders_inert():
+    packet = review_packet(hostile_contract())
+    sections = _reviewer_sections_html(packet)
+    assert not any("<script" in html.lower() for html in sections)
+    assert [html.count("&lt;script&gt;") > 0 for html in sections] == [True, True, True, False, True]
+    assert all(html.count('<input type="checkbox" disabled>') == 1 for html in sections)
+    markdown = _reviewer_blocks_markdown(review_packet_markdown(hostile_contract()))
+    assert not any("<script" in block.lower() for block in markdown.values())

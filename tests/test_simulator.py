@@ -10,8 +10,10 @@ from pydantic import ValidationError
 from alp_nb.loops import simulator
 from alp_nb.loops.decision import Evidence
 from alp_nb.loops.errors import LoopContractError
+from alp_nb.loops.injections import FAILURE_INJECTIONS
 from alp_nb.loops.loop_contract import Budget, Escalation, LoopContract
-from alp_nb.loops.simulator import FAILURE_INJECTIONS, Scenario, ScriptedAttempt, simulate
+from alp_nb.loops.scenario import Scenario, ScriptedAttempt
+from alp_nb.loops.simulator import simulate
 from alp_nb.viz.views import render
 
 OWNER = "Release manager on the #release channel"
@@ -51,7 +53,8 @@ def test_each_injection_ends_in_its_expected_outcome(name):
     run = simulate(contract(), name)
     assert run.outcome == FAILURE_INJECTIONS[name].expected
     assert run.receipt.outcome == run.outcome
-    assert all(step.decision == "retry-with-new-evidence" for step in run.steps[:-1])
+    carried_on = {"retry-with-new-evidence"} | ({"escalate"} if not run.scenario.owner_responds else set())
+    assert all(step.decision in carried_on for step in run.steps[:-1])  # an unanswered escalation times out
 
 
 @pytest.mark.parametrize("name", ["timeout", "broken-verifier", "missing-authority", "ambiguous-requirement",

@@ -7,7 +7,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from alp_nb.loops.decision import TERMINAL_OUTCOMES, Evidence
 from alp_nb.loops.loop_contract import Budget, Escalation, LoopContract
 from alp_nb.loops.receipts import RECEIPT_TYPES
-from alp_nb.loops.simulator import Scenario, ScriptedAttempt, simulate
+from alp_nb.loops.scenario import Scenario, ScriptedAttempt
+from alp_nb.loops.simulator import simulate
 
 texts = st.text(min_size=1, max_size=30).filter(str.strip)
 items = st.sampled_from(("item-1", "item-2", "item-3"))

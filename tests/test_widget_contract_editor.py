@@ -10,7 +10,7 @@ import pytest
 from loop_contract_samples import CLEAN
 from widget_support import html_values
 
-from alp_nb.loops import FAILURE_INJECTIONS, PHASES, TRIGGER_TYPES, LoopContract, lint_contract, simulate
+from alp_nb.loops import FAILURE_INJECTIONS, PHASES, TRIGGER_TYPES, LoopContract, lint_contract, scenarios_for, simulate
 from alp_nb.viz.views import render
 from alp_nb.widgets import ContractEditor
 from alp_nb.widgets.contract_fields import FORM_FIELDS
@@ -54,7 +54,7 @@ def test_a_name_starts_from_the_template_with_its_questions_beside_their_fields(
     editor = ContractEditor("nightly")
     assert editor.contract == LoopContract.template("nightly")
     assert editor.findings == lint_contract(editor.contract)
-    assert "LC004" in editor.notes["objective"].value and "21 errors" in editor.summary.value
+    assert "LC004" in editor.notes["objective"].value and "22 errors" in editor.summary.value
     # the template's roles are questions with a colon of their own: the agent line still reads back whole
     editor.controls["agents"].value = editor.controls["agents"].value + "\nReviewer: reads the diff"
     assert [agent.role for agent in editor.contract.agents] == ["TODO: who acts?", "TODO: who checks?", "Reviewer"]
@@ -65,7 +65,8 @@ def test_a_name_starts_from_the_template_with_its_questions_beside_their_fields(
 
 def test_an_edit_through_a_control_relints_and_shows_the_finding_beside_its_field(editor):
     assert editor.findings == () and shown_everywhere(editor, "badge") == []
-    editor.controls["workspace.disallowed_actions"].value = "force push\nchange application code\nopen a pull request"
+    editor.controls["workspace.disallowed_actions"].value = ("force push\nchange application code\n"
+                                                            "open one pull request per night")
     (finding,) = editor.findings
     assert (finding.rule, finding.path) == ("LC010", "workspace.disallowed_actions[2]")
     assert shown_everywhere(editor, "LC010") == ["workspace.disallowed_actions"]
@@ -189,6 +190,19 @@ def test_simulating_every_injection_shows_its_trace(editor, scenario):
     assert editor.simulation == simulate(editor.contract, scenario)
     assert editor.trace.value == render(editor.simulation, "html")
     assert f"<b>{scenario}</b>" in editor.trace.value
+
+
+def test_the_scenarios_offered_are_the_contracts_own_and_follow_its_edits(editor):
+    assert editor.scenario.options == tuple(scenario.name for scenario in scenarios_for(editor.contract))
+    assert "disallowed-action-2" in editor.scenario.options and "disallowed-action-3" not in editor.scenario.options
+    editor.scenario.value = "disallowed-action-2"
+    editor.simulate_button.click()
+    assert editor.simulation.receipt.refused == ("change application code",)
+    editor.controls["workspace.disallowed_actions"].value = "force push\nchange application code\nmerge the PR"
+    assert editor.scenario.value == "disallowed-action-2" and "disallowed-action-3" in editor.scenario.options
+    editor.controls["workspace.disallowed_actions"].value = "force push"
+    assert editor.scenario.value == editor.scenario.options[0]
+    assert editor.simulation is None and editor.trace.value == ""
 
 
 def test_the_trace_follows_the_contract_after_an_edit(editor):

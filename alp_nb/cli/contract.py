@@ -11,9 +11,10 @@ import os
 from pathlib import Path
 
 from alp_nb.loops.errors import LoopContractError
+from alp_nb.loops.injections import FAILURE_INJECTIONS, scenarios_for
 from alp_nb.loops.lint import lint_contract
 from alp_nb.loops.loop_contract import LoopContract, read_contract_document, write_contract_file
-from alp_nb.loops.simulator import FAILURE_INJECTIONS, simulate
+from alp_nb.loops.simulator import simulate
 from alp_nb.viz.contract_picture import contract_flow
 from alp_nb.viz.packet_documents import review_packet, review_packet_markdown
 from alp_nb.viz.simulation import simulation_lines
@@ -33,9 +34,12 @@ def register(group: argparse.ArgumentParser) -> None:
     lint.set_defaults(handler=_lint)
 
     names = ", ".join(FAILURE_INJECTIONS)
-    run = contract.add_parser("simulate", help="walk a contract through a failure injection and print the trace")
+    run = contract.add_parser("simulate", help="walk a contract through a scenario (a failure injection, or one "
+                              "derived from its own fields) and print the trace")
     run.add_argument("file", metavar="FILE")
-    run.add_argument("--scenario", required=True, metavar="NAME", help=f"one of: {names}, or all")
+    run.add_argument("--scenario", required=True, metavar="NAME",
+                     help=f"one of: {names}; one derived from the contract (escalation-condition-N, "
+                          "disallowed-action-N, retry-budget, runtime-budget, over-cap-KIND); or all")
     run.add_argument("--format", choices=("text", "json"), default="text")
     run.set_defaults(handler=_simulate)
 
@@ -80,17 +84,20 @@ def _lint(args: argparse.Namespace) -> int:
 
 
 def _simulate(args: argparse.Namespace) -> int:
+    """Exit 0 when every scenario ended as it expects, 1 otherwise (as ``lint`` exits 1 on errors)."""
     contract = LoopContract.load(args.file)
-    names = list(FAILURE_INJECTIONS) if args.scenario == "all" else [args.scenario]
-    runs = [simulate(contract, name) for name in names]
+    scenarios = scenarios_for(contract) if args.scenario == "all" else (args.scenario,)
+    runs = [simulate(contract, scenario) for scenario in scenarios]
     if args.format == "json":
         print_json([run.model_dump(mode="json") for run in runs])
     else:
-        for number, run in enumerate(runs):
-            if number:
-                print_lines("")
-            print_lines(*simulation_lines(run))
-    return 0
+        for run in runs:
+            print_lines(*simulation_lines(run), "")
+        derived = [run.scenario for run in runs if run.scenario.derived_from is not None]
+        print_lines(f"{len(runs)} scenario(s), {sum(run.as_expected for run in runs)} as expected; "
+                    f"{len(derived)} derived from the contract: "
+                    + (", ".join(f"{scenario.name} ({scenario.derived_from})" for scenario in derived) or "none"))
+    return 0 if all(run.as_expected for run in runs) else 1
 
 
 def _flow(args: argparse.Namespace) -> int:

@@ -18,7 +18,9 @@ if TYPE_CHECKING:
         decide as decide,
         failure_signature as failure_signature,
     )
+    from .effects import EffectCap as EffectCap, effect_caps as effect_caps, external_effects as external_effects
     from .errors import LOOP_CONTRACT_ERROR_CODES as LOOP_CONTRACT_ERROR_CODES, LoopContractError as LoopContractError
+    from .injections import FAILURE_INJECTIONS as FAILURE_INJECTIONS, scenarios_for as scenarios_for
     from .lint import Finding as Finding, Findings as Findings, lint_contract as lint_contract
     from .lint_rules import LINT_RULES as LINT_RULES, LintRule as LintRule
     from .loop_contract import (
@@ -42,17 +44,15 @@ if TYPE_CHECKING:
     from .receipts import RECEIPT_FIELDS as RECEIPT_FIELDS, make_receipt as make_receipt
     from .review_packet import (
         REVIEW_PAIRS as REVIEW_PAIRS,
+        REVIEWERS as REVIEWERS,
         DecisionRow as DecisionRow,
         PairReview as PairReview,
+        Reviewer as Reviewer,
+        ReviewerSection as ReviewerSection,
         ReviewPacket as ReviewPacket,
         ReviewPair as ReviewPair,
     )
-    from .simulator import (
-        FAILURE_INJECTIONS as FAILURE_INJECTIONS,
-        Scenario as Scenario,
-        ScriptedAttempt as ScriptedAttempt,
-        Simulation as Simulation,
-        simulate as simulate,
-    )
+    from .scenario import Scenario as Scenario, ScriptedAttempt as ScriptedAttempt
+    from .simulator import Simulation as Simulation, Step as Step, simulate as simulate
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)

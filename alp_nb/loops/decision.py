@@ -37,11 +37,13 @@ TERMINAL_OUTCOMES: frozenset[Outcome] = frozenset(OUTCOMES[:4])
 """The outcomes that end a run; only a retry continues it."""
 
 OUTCOME_CONDITIONS: dict[Outcome, str] = {
-    "exit-success": "external evidence proves the acceptance criteria",
+    "exit-success": "external evidence, about the item as it is now, proves the acceptance criteria",
     "exit-noop": "intake found no qualifying item after filter and dedupe",
-    "escalate": "the item needs authority, a credential or a judgment the loop lacks",
-    "stop-with-receipt": "budget spent, the failure repeats, the verifier is broken or nothing actionable is left",
-    "retry-with-new-evidence": "the failure is new, a hypothesis is actionable and budget remains",
+    "escalate": "the item needs authority, a credential or a judgment the loop lacks, or an escalation condition holds",
+    "stop-with-receipt": "budget spent, the failure repeats, the verifier is broken, an escalation went unanswered "
+                         "or nothing actionable is left",
+    "retry-with-new-evidence": "the failure is new (or the input changed), a hypothesis is actionable and budget "
+                               "remains",
 }
 """The seed's condition column, one line per outcome, for decision tables."""
 
@@ -111,6 +113,11 @@ class Evidence(Record):
     the flags are what the policy reads. A failing attempt is actionable only when it
     names a ``hypothesis`` and the ``next_action`` that would test it. ``timed_out``
     marks an attempt cut at its time limit: no verdict, never a pass.
+    ``input_version`` is the version of the item the observation was made against:
+    evidence about a version the item no longer has is stale, and proves nothing.
+    ``escalation_condition`` is one of the contract's escalation conditions that
+    holds; ``unanswered_escalation`` the destination an escalation went to and
+    that never answered.
     """
 
     summary: Text
@@ -118,11 +125,14 @@ class Evidence(Record):
     artifact: Text | None = None
     requires_authority: bool = False
     is_ambiguous: bool = False
+    escalation_condition: Text | None = None
     blocker: Text | None = None
     verifier_broken: bool = False
     timed_out: bool = False
+    unanswered_escalation: Text | None = None
     hypothesis: Text | None = None
     next_action: Text | None = None
+    input_version: Text | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> Evidence:
@@ -132,9 +142,17 @@ class Evidence(Record):
             raise ValueError("a broken verifier proves nothing: proves_goal and verifier_broken exclude each other")
         if self.proves_goal and self.timed_out:
             raise ValueError("a timeout is no verdict, never a pass: proves_goal and timed_out exclude each other")
+        if self.proves_goal and self.unanswered_escalation is not None:
+            raise ValueError("an unanswered escalation proves nothing: proves_goal and unanswered_escalation exclude "
+                             "each other")
         if (self.requires_authority or self.is_ambiguous) and self.blocker is None:
             raise ValueError("evidence that needs authority or judgment names its blocker")
         return self
+
+    @property
+    def escalates(self) -> bool:
+        """The item needs authority or a judgment the loop lacks, or a condition of the contract holds."""
+        return self.requires_authority or self.is_ambiguous or self.escalation_condition is not None
 
     @property
     def actionable(self) -> bool:
@@ -151,7 +169,7 @@ class Evidence(Record):
 
 
 class Observation(Record):
-    """One persisted record: the attempt number and what it observed."""
+    """One persisted record: the attempt number and what it observed (against which input version)."""
 
     attempt: Annotated[int, Field(ge=0)]
     evidence: Evidence
@@ -161,13 +179,15 @@ class LoopState(Record):
     """The system's record of one run (not the model's context): what survives a crash.
 
     ``observations`` is written before every decision; ``committed_effects`` holds the
-    idempotency keys of external effects that were checkpointed.
+    idempotency keys of external effects that were checkpointed; ``input_version`` is
+    the version the item has now (read again before anything is committed).
     """
 
     item: str | None = None
     no_qualifying_work: bool = False
     observations: tuple[Observation, ...] = ()
     committed_effects: tuple[str, ...] = ()
+    input_version: str | None = None
 
     def observe(self, evidence: Evidence, attempt: int) -> LoopState:
         """This state with one more persisted observation; ``decide`` reads only persisted evidence."""
@@ -181,6 +201,12 @@ class LoopState(Record):
         """Whether ``evidence`` fails the way an earlier observation already failed."""
         earlier = {observation.evidence.signature for observation in self.observations[:-1]}
         return evidence.signature is not None and evidence.signature in earlier
+
+    def stale(self, evidence: Evidence) -> bool:
+        """Whether ``evidence`` was gathered against a version of the item it no longer has: it proves nothing,
+        and the next attempt starts from a fresh intake of the new version."""
+        return (evidence.input_version is not None and self.input_version is not None
+                and evidence.input_version != self.input_version)
 
 
 class BudgetState(Record):
@@ -227,6 +253,10 @@ class BudgetState(Record):
         return self.model_copy(update={"attempts_used": self.attempts_used + 1,
                                        "minutes_used": self.minutes_used + minutes})
 
+    def wait(self, minutes: int) -> BudgetState:
+        """The budget after ``minutes`` spent waiting (for an owner's answer): no attempt is used."""
+        return self.model_copy(update={"minutes_used": self.minutes_used + minutes})
+
 
 def stop_reasons(evidence: Evidence, state: LoopState, budget: BudgetState) -> tuple[str, ...]:
     """Every reason the run may not retry after this evidence; empty when a retry is allowed."""
@@ -235,11 +265,14 @@ def stop_reasons(evidence: Evidence, state: LoopState, budget: BudgetState) -> t
         reasons.append(f"retry budget spent: {budget.attempts_used} of {budget.max_retries + 1} attempts used")
     if budget.minutes_left == 0:
         reasons.append(f"runtime budget spent: {budget.minutes_used} of {budget.max_runtime_minutes} minutes used")
-    if state.repeats(evidence):
+    stale = state.stale(evidence)
+    if state.repeats(evidence) and not stale:
         reasons.append(f"the failure repeats an earlier attempt (signature: {evidence.signature})")
     if evidence.verifier_broken:
         reasons.append("the verifier is broken: its verdict is unknown, never a pass")
-    if not evidence.actionable:
+    if evidence.unanswered_escalation is not None:
+        reasons.append(f"the escalation to {evidence.unanswered_escalation} got no answer: it stays open")
+    elif not evidence.actionable and not stale:  # stale evidence has its next action: a fresh intake
         reasons.append("no actionable hypothesis and next action for another attempt")
     return tuple(reasons)
 
@@ -250,16 +283,18 @@ def decide(evidence: Evidence, state: LoopState, budget: BudgetState) -> Outcome
     Persist before decide: the evidence must already be ``state``'s latest
     observation, so a crash after this call can never lose what the decision saw.
     A timeout takes the same path as any failure; it only never counts as a repeat
-    (its ``signature`` is None), so it retries until the budget stops it.
+    (its ``signature`` is None), so it retries until the budget stops it. Evidence
+    gathered against an older version of the item proves nothing: the run retries
+    with a fresh intake while budget remains.
     """
     if not state.observations or state.observations[-1].evidence != evidence:
         raise LoopContractError("DECIDE_BEFORE_PERSIST",
                                 "decide() needs the evidence persisted first: call state.observe(evidence, attempt)")
-    if evidence.proves_goal:
+    if evidence.proves_goal and not state.stale(evidence):
         return "exit-success"
     if state.no_qualifying_work:
         return "exit-noop"
-    if evidence.requires_authority or evidence.is_ambiguous:
+    if evidence.escalates:
         return "escalate"
     if stop_reasons(evidence, state, budget):
         return "stop-with-receipt"

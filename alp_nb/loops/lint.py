@@ -27,6 +27,8 @@ class Finding(FrozenModel):
     path: str
     message: str
     hint: str
+    looked_for: str = ""
+    """For a heuristic, the words it read: write one of them, or ``ignore`` the rule."""
 
     @property
     def part(self) -> str:
@@ -69,7 +71,8 @@ def lint_contract(contract: LoopContract | Mapping[str, Any], ignore: Iterable[s
 
 def _run(rules: Iterable[LintRule], subject: Any, skipped: frozenset[str]) -> list[Finding]:
     return [
-        Finding(rule=rule.id, severity=rule.severity, path=path, message=message, hint=rule.hint)
+        Finding(rule=rule.id, severity=rule.severity, path=path, message=message, hint=rule.hint,
+                looked_for=rule.looked_for)
         for rule in rules
         if rule.id not in skipped
         for path, message in rule.check(subject)

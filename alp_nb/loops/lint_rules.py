@@ -4,6 +4,12 @@ Ids and severities are those of the reference (``reference/loop-contracts.md`` �
 LC001–LC018 are structural (no text matching), LC100–LC113 keyword heuristics
 (noisy, so ``info`` or ``warning``). LC004 is ours: an unanswered ``TODO:`` question
 left by ``LoopContract.template``, an error so that a draft cannot pass unnoticed.
+LC114–LC116 are ours too, heuristics from the seed's review checklist: a state
+update that names no commit point, external effects with no cap, and a
+manual-bootstrap trigger whose words read as a schedule or an event.
+
+A heuristic reads words, so each keeps them in a ``Words`` family and its findings
+say which words it looked for: the author can then satisfy it, or ``ignore`` it.
 
 A check yields ``(json path, message)`` for each place the rule fires. Document
 rules (LC001, LC002) read the JSON as written, before it becomes a model;
@@ -22,6 +28,15 @@ import jsonschema
 
 from alp_nb.base.schema_errors import error_location
 
+from .effects import (
+    CAP_PHRASES,
+    EFFECT_NOUNS,
+    EXTERNAL_EFFECT,
+    EXTERNAL_EFFECT_WORDS,
+    effect_caps,
+    effect_kind,
+    external_effects,
+)
 from .loop_contract import TEMPLATE_MARK, LoopContract, json_path
 
 Severity = Literal["error", "warning", "info"]
@@ -46,15 +61,18 @@ class LintRule:
     reads: Literal["contract", "document"] = "contract"
     pair: str = ""
     """The field pair a review walks together (trigger ↔ intake ...), when the rule checks one."""
+    looked_for: str = ""
+    """For a heuristic, the words it reads, as its findings name them."""
 
 
 _RULES: list[LintRule] = []
 
 
 def _rule(rule_id: str, severity: Severity, summary: str, rationale: str, hint: str, *,
-          reads: Literal["contract", "document"] = "contract", pair: str = "") -> Callable[[Check], Check]:
+          reads: Literal["contract", "document"] = "contract", pair: str = "",
+          looked_for: str = "") -> Callable[[Check], Check]:
     def register(check: Check) -> Check:
-        _RULES.append(LintRule(rule_id, severity, summary, rationale, hint, check, reads, pair))
+        _RULES.append(LintRule(rule_id, severity, summary, rationale, hint, check, reads, pair, looked_for))
         return check
     return register
 
@@ -64,9 +82,35 @@ def _norm(text: str) -> str:
     return " ".join(text.casefold().split()).strip(" .;:!,")
 
 
-def _words(*stems: str) -> re.Pattern[str]:
-    """Words starting with any stem (``verif`` matches verifier, verification)."""
-    return re.compile(r"\b(?:" + "|".join(stems) + ")", re.IGNORECASE)
+class Words:
+    """A family of words a heuristic reads, written as an author reads them.
+
+    ``verif*`` is a stem (verify, verifies, verifier, verification); a word without ``*``
+    matches whole (``pr`` is not ``print``). A space or hyphen inside a word matches either
+    or neither (``read-only``: read only, readonly). A word right after ``non-`` never
+    matches (non-production is not production). ``opening=True`` matches only a word that
+    opens a clause (``Check the diff``, ``…, then verify``): the verb of a responsibility,
+    not a noun inside it (``quarantine flaky tests``).
+    """
+
+    OPENS_CLAUSE = r"(?:^|[,;:.(]\s*|\b(?:and|then|also|or|to|first|independently|separately|only)\s+)"
+
+    def __init__(self, *words: str, opening: bool = False) -> None:
+        self.words = words
+        alternatives = "|".join(self._pattern(word) for word in words)
+        lead = self.OPENS_CLAUSE if opening else r"\b"
+        self.regex = re.compile(rf"{lead}(?<!non-)(?:{alternatives})", re.IGNORECASE)
+
+    @staticmethod
+    def _pattern(word: str) -> str:
+        stem = re.escape(word.rstrip("*")).replace(r"\ ", "[- ]?").replace(r"\-", "[- ]?")
+        return stem if word.endswith("*") else rf"{stem}\b"
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return self.regex.search(text)
+
+    def __str__(self) -> str:
+        return ", ".join(self.words)
 
 
 def _strings(value: Any, path: tuple[str | int, ...] = ()) -> Iterator[tuple[str, str]]:
@@ -154,6 +198,10 @@ def unanswered_template(contract: LoopContract) -> Iterator[Hit]:
     for path, text in _strings(contract.to_document()):
         if text.lstrip().startswith(TEMPLATE_MARK):
             yield path, f"unanswered: {text.strip()[len(TEMPLATE_MARK):].strip()}"
+    if contract.trigger.type == "manual-bootstrap" and contract.trigger.cadence_or_event.lstrip().startswith(
+            TEMPLATE_MARK):  # the schema's enum cannot hold a question, so the template's default asks it here
+        yield "trigger.type", ("unanswered: which kind of trigger starts a run: scheduled, event, goal or "
+                               "manual-bootstrap? (the template's manual-bootstrap is a default, not a choice)")
 
 
 @_rule("LC010", "error", "The same action is both allowed and disallowed.",
@@ -193,16 +241,17 @@ def identical_exits(contract: LoopContract) -> Iterator[Hit]:
 
 GENERIC_DESTINATIONS = frozenset({"human", "a human", "the human", "humans", "team", "the team", "a team", "someone",
                                   "somebody", "anyone", "user", "the user", "owner", "an owner", "people", "admin"})
-NAMED_DESTINATION = _words("owner", "channel", "issue", "queue", "pager", "page", "on-call", "oncall", "ticket",
-                           "comment", "pr\\b", "pull request", "email", "e-mail", "slack", "maintainer", "lead",
-                           "reviewer", "manager", "assignee", "rotation")
+NAMED_DESTINATION = Words("owner*", "channel*", "issue*", "queue*", "pager*", "page*", "on-call*", "ticket*",
+                          "comment*", "pr", "prs", "pull request*", "email*", "e-mail*", "slack*", "maintainer*",
+                          "lead*", "reviewer*", "manager*", "assignee*", "rotation*")
 
 
 @_rule("LC014", "warning",
        "escalation.destination is a bare generic or names no owner, channel, issue, queue or pager.",
        "Escalation must reach a named human owner or review channel.",
        "Name the owner and the channel: 'issue assigned to the repo owner', 'on-call via pager'.",
-       pair="budget ↔ escalation")
+       pair="budget ↔ escalation",
+       looked_for=f"{NAMED_DESTINATION}, a #channel, an @handle")
 def vague_destination(contract: LoopContract) -> Iterator[Hit]:
     destination = contract.escalation.destination
     if _norm(destination) in GENERIC_DESTINATIONS:
@@ -257,15 +306,15 @@ def large_budget(contract: LoopContract) -> Iterator[Hit]:
 
 # --- 9.2 keyword heuristics -----------------------------------------------------------------------
 
-CADENCE = _words("hourly", "daily", "weekly", "nightly", "monthly", "quarterly", "yearly", "annually", "every",
-                 "cron", "window")
+CADENCE = Words("hourly", "daily", "weekly", "nightly", "monthly", "quarterly", "yearly", "annually", "every*",
+                "cron*", "window*")
 CRON_EXPRESSION = re.compile(r"(?:^|\s)(?:[\d*/,-]+\s+){4}[\d*/,-]+(?:\s|$)")
 
 
 @_rule("LC100", "warning", "A scheduled trigger's cadence_or_event names no cadence (daily, every ..., cron, window).",
        "A schedule that cannot be read runs at the wrong time.",
        "State the cadence: 'weekly on Monday 06:00 UTC', 'every 2 hours', a cron expression.",
-       pair="trigger ↔ intake")
+       pair="trigger ↔ intake", looked_for=f"{CADENCE}, a cron expression")
 def scheduled_without_cadence(contract: LoopContract) -> Iterator[Hit]:
     text = contract.trigger.cadence_or_event
     if contract.trigger.type == "scheduled" and not CADENCE.search(text) and not CRON_EXPRESSION.search(text):
@@ -283,7 +332,8 @@ def _terms(text: str) -> set[str]:
 
 @_rule("LC101", "info", "A goal trigger's exit.success shares no term with any verification gate.",
        "A goal-driven loop runs until a verifiable goal is met; the goal should be what a gate checks.",
-       "Word exit.success in terms of the gate that proves it.", pair="success ↔ stop-without-success")
+       "Word exit.success in terms of the gate that proves it.", pair="success ↔ stop-without-success",
+       looked_for="a word of four letters or more in both exit.success and a gate")
 def goal_not_gated(contract: LoopContract) -> Iterator[Hit]:
     if contract.trigger.type != "goal":
         return
@@ -292,47 +342,64 @@ def goal_not_gated(contract: LoopContract) -> Iterator[Hit]:
         yield "exit.success", "success shares no term with any gate"
 
 
-ISOLATION = _words("worktree", "branch", "sandbox", "container", "docker", "read[- ]?only", "separate", "staging",
-                   "isolated", "dedicated", "ephemeral", "vm\\b", "virtual machine", "clone", "fork")
+ISOLATION = Words("worktree*", "branch*", "sandbox*", "container*", "docker*", "read-only", "separate*", "staging*",
+                  "isolat*", "dedicated", "ephemeral", "vm", "vms", "virtual machine*", "clone*", "fork*")
 
 
 @_rule("LC102", "warning",
        "workspace.isolation names no isolation mechanism (worktree, branch, sandbox, read-only ...).",
        "Loop Design Checklist: isolate execution.",
-       "Say where the agent acts: a clean worktree, a sandbox, a container, read-only access.")
+       "Say where the agent acts: a clean worktree, a sandbox, a container, read-only access.",
+       looked_for=str(ISOLATION))
 def no_isolation(contract: LoopContract) -> Iterator[Hit]:
     if not ISOLATION.search(contract.workspace.isolation):
         yield "workspace.isolation", f"{contract.workspace.isolation!r} names no isolation mechanism"
 
 
-CHECKER = _words("verif", "review", "judg", "validat", "evaluat", "audit", "re-?run", "compar", "reproduc")
+CHECKING_ROLES = Words("checker*", "verifier*", "verification", "reviewer*", "review", "auditor*", "audit",
+                       "inspector*", "validator*", "validation", "tester*", "qa", "judge*", "evaluator*", "critic*",
+                       "approver*", "gatekeeper*")
+CHECKING_VERBS = Words("check", "checks", "inspect", "inspects", "test", "tests", "validate", "validates", "verify",
+                       "verifies", "audit", "audits", "review", "reviews", "compare", "compares", "judge", "judges",
+                       "evaluate", "evaluates", "rerun", "reruns", "re-run", "re-runs", "reproduce", "reproduces",
+                       "confirm", "confirms", opening=True)
+"""A checking agent is named as one (a Checker, a Test reviewer) or its responsibility opens with checking:
+"Check the diff", "Run the build, then verify …". A checking word inside an actor's sentence ("quarantine the
+flaky tests") is what it acts on, not what it does."""
 
 
-@_rule("LC103", "warning", "No agent checks (verify, review, judge, validate ...) and the workspace is not read-only.",
+def _checks(agent: Any) -> bool:
+    return bool(CHECKING_ROLES.search(agent.role) or CHECKING_VERBS.search(agent.responsibility))
+
+
+@_rule("LC103", "warning", "No agent checks (a checker, verifier or reviewer role, or a responsibility that opens "
+       "with check, verify, test, review ...) and the workspace is not read-only.",
        "Separate maker from checker (anti-pattern Model Self-Approval); deterministic gates may substitute.",
-       "Add a verifier or reviewer role that does not act.", pair="action ↔ verifier")
+       "Add a verifier or reviewer role that does not act.", pair="action ↔ verifier",
+       looked_for=f"roles named {CHECKING_ROLES}; responsibilities opening with {CHECKING_VERBS}")
 def no_checker(contract: LoopContract) -> Iterator[Hit]:
     if _read_only(contract):
         return
-    if not any(CHECKER.search(agent.role) or CHECKER.search(agent.responsibility) for agent in contract.agents):
+    if not any(_checks(agent) for agent in contract.agents):
         yield "agents", "no agent's role or responsibility is checking"
 
 
-HIGH_IMPACT = _words("deploy", "roll ?back", "restart", "rotat", "delet", "drop", "force[- ]push", "merg", "publish",
-                     "(?<!non-)production", "secret", "migrat")
+HIGH_IMPACT = Words("deploy*", "roll back*", "rolls back", "restart*", "rotat*", "delet*", "drop*", "force-push*",
+                    "merg*", "publish*", "production*", "secret*", "migrat*")
 
 
 @_rule("LC104", "info", "An allowed action is high-impact (deploy, roll back, delete, merge, production, secret ...).",
        "Anti-pattern Unsafe Production Autonomy: such actions need an approval boundary.",
-       "Move it to disallowed_actions, or gate it behind an escalation condition.")
+       "Move it to disallowed_actions, or gate it behind an escalation condition.", looked_for=str(HIGH_IMPACT))
 def high_impact_actions(contract: LoopContract) -> Iterator[Hit]:
     for index, action in enumerate(contract.workspace.allowed_actions):
         if match := HIGH_IMPACT.search(action):
             yield f"workspace.allowed_actions[{index}]", f"{action!r} is high-impact ({match.group(0).lower()})"
 
 
-SELF_ASSESSMENT = re.compile(r"looks good|\blgtm\b|(?:agent|model) (?:confirms|says|believes|thinks|agrees)|"
-                             r"\bseems\b|\bi think\b|self[- ]review", re.IGNORECASE)
+SELF_ASSESSMENT = Words("looks good", "lgtm", "agent confirms", "agent says", "agent believes", "agent thinks",
+                        "agent agrees", "model confirms", "model says", "model believes", "model thinks",
+                        "model agrees", "seems", "i think", "self-review*")
 OBSERVABLE = ("pass", "fail", "exit", "cite", "link", "record", "within", "threshold", "match", "test", "log",
               "trace", "metric", "measur", "diff", "scope", "limit", "consistent", "evidence", "report", "review",
               "approv", "resolv")
@@ -341,7 +408,8 @@ OBSERVABLE = ("pass", "fail", "exit", "cite", "link", "record", "within", "thres
 
 @_rule("LC105", "info", "A gate reads as self-assessment or has no observable anchor (pass, exit, link, metric ...).",
        "Prefer exit codes, links, trace ids and reviewer decisions to 'the model says it looks good'.",
-       "Rephrase the gate as something a third party can observe.", pair="action ↔ verifier")
+       "Rephrase the gate as something a third party can observe.", pair="action ↔ verifier",
+       looked_for=f"self-assessment: {SELF_ASSESSMENT}; anchors anywhere in a word: {', '.join(OBSERVABLE)}")
 def unobservable_gates(contract: LoopContract) -> Iterator[Hit]:
     for index, gate in enumerate(contract.verification.gates):
         if SELF_ASSESSMENT.search(gate):
@@ -358,66 +426,68 @@ def few_receipts(contract: LoopContract) -> Iterator[Hit]:
         yield "verification.receipts", "only one receipt is kept"
 
 
-WHEN = _words(r"after\b", r"before\b", r"each\b", r"every\b", r"per\b", r"when", r"upon\b", r"once\b", r"until\b",
-              r"interval", r"immediately\b")
+WHEN = Words("after", "before", "each", "every", "per", "when*", "upon", "once", "until", "interval*", "immediately")
 
 
 @_rule("LC107", "info", "state.update_rule never says when it runs (after, before, each, every, per ...).",
        "State must say when it is written; 'after every attempt' is vaguer than a commit point.",
-       "Say when: 'before each external write and after every attempt'.", pair="side effect ↔ checkpoint")
+       "Say when: 'before each external write and after every attempt'.", pair="side effect ↔ checkpoint",
+       looked_for=str(WHEN))
 def update_rule_without_when(contract: LoopContract) -> Iterator[Hit]:
     if not WHEN.search(contract.state.update_rule):
         yield "state.update_rule", "the rule does not say when state is written"
 
 
-IN_MODEL = _words("conversation", r"chat\b", "chat history", "context window", "in-context", r"prompt",
-                  "model memory", "agent memory")
+IN_MODEL = Words("conversation*", "chat", "chats", "chat history", "context window*", "in-context", "prompt*",
+                 "model memory", "agent memory")
 
 
 @_rule("LC108", "warning", "Every state artifact lives inside the model (conversation, chat, context window).",
        "Anti-pattern Hidden State: memory in the conversation does not survive a cold run.",
-       "Persist to files, issues, comments, checkpoints or workflow state.")
+       "Persist to files, issues, comments, checkpoints or workflow state.", looked_for=str(IN_MODEL))
 def hidden_state(contract: LoopContract) -> Iterator[Hit]:
     if all(IN_MODEL.search(artifact) for artifact in contract.state.artifacts):
         yield "state.artifacts", "no artifact survives outside the model"
 
 
-EXHAUSTION = _words("budget", "retr(?:y|ies)", "exhaust", "time ?out", "time limit", "runtime", "deadline",
-                    "repeat", "again", "same failure", "attempts", "max")
+EXHAUSTION = Words("budget*", "retry", "retries", "exhaust*", "time out*", "timed out", "time limit*", "runtime*",
+                   "deadline*", "repeat*", "again", "same failure*", "attempts", "max*")
 
 
 @_rule("LC109", "info", "Neither escalation.conditions nor exit.stop_without_success mentions budget exhaustion "
        "or repeated failure.",
        "Anti-pattern Infinite Retry: when the budget runs out someone must learn of it, with evidence.",
        "Add 'retry budget exhausted' or 'same failure repeats' as a condition or stop reason.",
-       pair="budget ↔ escalation")
+       pair="budget ↔ escalation", looked_for=str(EXHAUSTION))
 def exhaustion_unowned(contract: LoopContract) -> Iterator[Hit]:
     texts = (*contract.escalation.conditions, contract.exit.stop_without_success)
     if not any(EXHAUSTION.search(text) for text in texts):
         yield "escalation.conditions", "budget exhaustion and repeated failure are not named"
 
 
-DEDUPE = _words("processed", "ledger", "already", "skip", "last[- ]checked", "de-?dup", "duplicate", "idempot",
-                r"seen\b", "since (?:the )?last", "unprocessed")
+DEDUPE = Words("processed*", "ledger*", "already", "skip*", "last-checked", "dedup*", "de-dup*", "duplicate*",
+               "idempot*", "seen", "since last", "since the last", "unprocessed*")
 
 
 @_rule("LC110", "info", "Neither intake.selection_rule nor state.update_rule mentions de-duplication "
        "(processed ids, ledger, already, skip, last checked).",
        "Without it a loop reprocesses the same item.",
-       "Say how a processed item is recognised: 'skip ids already in the ledger'.", pair="trigger ↔ intake")
+       "Say how a processed item is recognised: 'skip ids already in the ledger'.", pair="trigger ↔ intake",
+       looked_for=str(DEDUPE))
 def no_dedupe(contract: LoopContract) -> Iterator[Hit]:
     if not DEDUPE.search(contract.intake.selection_rule) and not DEDUPE.search(contract.state.update_rule):
         yield "intake.selection_rule", "no de-duplication mechanism is named"
 
 
-MUTATES = _words(r"appl(?:y|ies)\b", "edit", "patch", r"fix", "updat", r"writ", "chang", "modif", r"add\b", r"adds\b",
-                 "remov", "delet", "commit", "refactor", "renam", "upgrad", "bump")
-SCOPE_OR_TEST = _words("diff", "scope", "limit", "pass", "test", "check")
+MUTATES = Words("apply", "applies", "edit*", "patch*", "fix*", "updat*", "writ*", "chang*", "modif*", "add", "adds",
+                "remov*", "delet*", "commit*", "refactor*", "renam*", "upgrad*", "bump*")
+SCOPE_OR_TEST = Words("diff*", "scope*", "limit*", "pass*", "test*", "check*")
 
 
 @_rule("LC111", "info", "An allowed action mutates but no gate constrains scope or tests (diff, scope, pass, test).",
        "Independent verification: every write-capable action needs a gate that would catch its misuse.",
-       "Add a gate such as 'diff is limited to ...' or 'the original command passes'.", pair="action ↔ verifier")
+       "Add a gate such as 'diff is limited to ...' or 'the original command passes'.", pair="action ↔ verifier",
+       looked_for=f"changes: {MUTATES}; gates: {SCOPE_OR_TEST}")
 def mutation_ungated(contract: LoopContract) -> Iterator[Hit]:
     if any(SCOPE_OR_TEST.search(gate) for gate in contract.verification.gates):
         return
@@ -427,20 +497,15 @@ def mutation_ungated(contract: LoopContract) -> Iterator[Hit]:
             return
 
 
-EXTERNAL_EFFECT = re.compile(
-    r"\bcomment|\bpost(?:s|ed|ing)?\b"
-    r"|\b(?:open(?:s|ed|ing)?|creat(?:e|es|ed|ing)|fil(?:e|ed|ing))\b"  # "files" is far more often a noun
-    r".*\b(?:issues?|prs?|pull requests?|tickets?|incidents?)\b"
-    r"|\bpag(?:e|es|ing)\b|\bpublish|\bland(?:s|ed|ing)?\b|\bpush|\bsend|\bemail|\bnotif|\bmerg", re.IGNORECASE)
-CHECKPOINT = _words(r"ids?\b", "identifier", "ledger", r"sha\b", r"log", "record", "timeline", "journal",
-                    "checkpoint", r"url", "link", "receipt")
+CHECKPOINT = Words("id", "ids", "identifier*", "ledger*", "sha", "shas", "log*", "record*", "timeline*", "journal*",
+                   "checkpoint*", "url*", "link*", "receipt*")
 
 
 @_rule("LC112", "info", "An allowed action has an external effect (comment, post, open issue or PR, page, push ...) "
        "but state records no id, ledger, SHA or log.",
        "A retry or restart must not repeat a side effect it cannot see.",
        "Record each effect's id (comment id, PR number, SHA) in state before moving on.",
-       pair="side effect ↔ checkpoint")
+       pair="side effect ↔ checkpoint", looked_for=f"effects: {EXTERNAL_EFFECT_WORDS}; records: {CHECKPOINT}")
 def side_effect_unrecorded(contract: LoopContract) -> Iterator[Hit]:
     if any(CHECKPOINT.search(text) for text in (*contract.state.artifacts, contract.state.update_rule)):
         return
@@ -457,10 +522,78 @@ VAGUE_OBJECTIVE = re.compile(r"keep improving|make (?:it|things|everything) bett
 
 @_rule("LC113", "info", "The objective is vague ('improve the repo', 'keep improving', 'make it better').",
        "Loop Design Checklist: name one objective (the Prompt Loop anti-pattern).",
-       "Name one measurable outcome: 'repair one reproducible required CI failure'.")
+       "Name one measurable outcome: 'repair one reproducible required CI failure'.",
+       looked_for="keep improving, make it (things, everything) better, improve the repo (repository, codebase, "
+                  "code, things, everything), clean up, do whatever")
 def vague_objective(contract: LoopContract) -> Iterator[Hit]:
     if VAGUE_OBJECTIVE.search(contract.objective.strip()):
         yield "objective", f"{contract.objective!r} names no measurable outcome"
+
+
+WRITES = Words("record*", "writ*", "append*", "sav*", "stor*", "persist*", "checkpoint*", "log", "logs", "logged",
+               "commit*", "mark*", "add", "adds", "update*", "set", "sets", "push*")
+NOT_WHAT = frozenset({"after", "before", "each", "every", "per", "when", "whenever", "upon", "once", "until", "at",
+                      "on", "in", "it", "them", "state", "everything", "things", "as", "immediately",
+                      "regularly", "periodically", "accordingly", "then"})
+DETERMINERS = frozenset({"the", "a", "an", "its", "their", "this", "that", "these", "those", "each", "every", "all"})
+"""A commit point names what is written: a write verb, then an object that is not a time ('after …') or a
+placeholder for everything ('state', 'progress', 'it')."""
+
+
+def _names_what_is_written(rule: str) -> bool:
+    for match in WRITES.regex.finditer(rule):
+        rest = re.sub(r"^[\w'-]*", "", rule[match.end():])  # past the verb's own ending
+        words = re.findall(r"[\w'-]+", rest.split(".")[0])
+        words = [word for word in words if word.casefold() not in DETERMINERS]
+        if words and words[0].casefold() not in NOT_WHAT:
+            return True
+    return False
+
+
+@_rule("LC114", "info", "state.update_rule names no commit point: when state is written, and what.",
+       "The seed's review checklist: 'update after every attempt' stays vague when an external action happens "
+       "mid-attempt; a reviewer needs the concrete commit point.",
+       "Say what is written and when: 'write the ledger entry before opening the PR, and the PR id after'.",
+       pair="side effect ↔ checkpoint",
+       looked_for=f"a write ({WRITES}) followed by what it writes, and a time ({WHEN})")
+def no_commit_point(contract: LoopContract) -> Iterator[Hit]:
+    rule = contract.state.update_rule
+    if rule.lstrip().startswith(TEMPLATE_MARK):
+        return
+    if WHEN.search(rule) and not _names_what_is_written(rule):
+        yield "state.update_rule", f"{rule!r} says when state is written, but not what"
+
+
+@_rule("LC115", "info", "The loop has external effects but the contract writes no cap on them (at most N ...).",
+       "An effect with no cap is unbounded blast radius: a wrong run opens as many pull requests as it finds items.",
+       "Write the cap where the effect is named: 'open at most 3 pull requests per night'.",
+       looked_for=f"{' / '.join(CAP_PHRASES)}, then one of: {', '.join(EFFECT_NOUNS)}")
+def uncapped_effects(contract: LoopContract) -> Iterator[Hit]:
+    capped = {cap.effect for cap in effect_caps(contract)}
+    uncapped = [(index, action) for index, action in external_effects(contract)
+                if effect_kind(action) not in capped or effect_kind(action) is None]
+    if uncapped:
+        index = uncapped[0][0]
+        actions = ", ".join(repr(action) for _, action in uncapped)
+        yield f"workspace.allowed_actions[{index}]", f"no cap is written on {actions}"
+
+
+EVENT = Words("when*", "whenever", "fires", "fired", "is created", "is opened", "is merged", "is pushed", "fails",
+              "on each", "on every", "on new", "arrives")
+
+
+@_rule("LC116", "warning", "A manual-bootstrap trigger whose cadence_or_event reads as a schedule or an event.",
+       "The template starts every trigger as manual-bootstrap; a loop that should run on its own never will.",
+       "Set trigger.type to scheduled or event, or say how the run is started by hand.", pair="trigger ↔ intake",
+       looked_for=f"schedules: {CADENCE}, a cron expression; events: {EVENT}")
+def bootstrap_reads_as_schedule(contract: LoopContract) -> Iterator[Hit]:
+    text = contract.trigger.cadence_or_event
+    if contract.trigger.type != "manual-bootstrap" or text.lstrip().startswith(TEMPLATE_MARK):
+        return
+    if CADENCE.search(text) or CRON_EXPRESSION.search(text):
+        yield "trigger.type", f"manual-bootstrap, but {text!r} reads as a schedule"
+    elif EVENT.search(text):
+        yield "trigger.type", f"manual-bootstrap, but {text!r} reads as an event"
 
 
 LINT_RULES: tuple[LintRule, ...] = tuple(_RULES)

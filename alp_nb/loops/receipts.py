@@ -1,8 +1,11 @@
 """The minimum receipt of each outcome (the seed's table): a run may not end, or retry, without one.
 
-Every field is required and must hold text, so a receipt with a missing or
-blank field cannot be built: the loop must keep the evidence an operator needs
-to trust, resume or take over the run.
+Every minimum field is required and must hold text, so a receipt with a missing
+or blank field cannot be built: the loop must keep the evidence an operator needs
+to trust, resume or take over the run. Beyond the minimum, a receipt names the
+input version its evidence was gathered against, what the run refused at its
+boundary (a disallowed action, an effect over a cap), and an escalation still
+open when the run stopped.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ class SuccessReceipt(Record):
     gate_output: Text
     artifact: Text
     final_state: Text
+    input_version: Text | None = None
+    refused: tuple[Text, ...] = ()
 
 
 class NoopReceipt(Record):
@@ -39,6 +44,7 @@ class RetryReceipt(Record):
     attempt: Annotated[int, Field(ge=1)]
     hypothesis: Text
     next_action: Text
+    input_version: Text | None = None
 
 
 class EscalateReceipt(Record):
@@ -48,6 +54,8 @@ class EscalateReceipt(Record):
     blocker: Text
     evidence: Text
     destination: Text
+    input_version: Text | None = None
+    refused: tuple[Text, ...] = ()
 
     @property
     def owner(self) -> str:
@@ -62,6 +70,10 @@ class StopReceipt(Record):
     reason: Text
     residual_risk: Text
     owner: Text
+    input_version: Text | None = None
+    refused: tuple[Text, ...] = ()
+    open_escalation: Text | None = None
+    """An escalation that got no answer: it stays open with its destination after the run."""
 
 
 Receipt = Annotated[
@@ -78,9 +90,11 @@ RECEIPT_TYPES: dict[Outcome, type[Record]] = {
 }
 
 RECEIPT_FIELDS: dict[Outcome, tuple[str, ...]] = {
-    outcome: tuple(name for name in RECEIPT_TYPES[outcome].model_fields if name != "outcome") for outcome in OUTCOMES
+    outcome: tuple(name for name, field in RECEIPT_TYPES[outcome].model_fields.items()
+                   if name != "outcome" and field.is_required())
+    for outcome in OUTCOMES
 }
-"""The minimum fields of each outcome's receipt, in the seed's order."""
+"""The minimum fields of each outcome's receipt, in the seed's order (the optional ones left out)."""
 
 _RECEIPT = TypeAdapter(Receipt)
 

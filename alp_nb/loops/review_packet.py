@@ -1,10 +1,13 @@
 """The review packet: what a design review walks through before a loop is scheduled.
 
 A packet is the contract, its lint findings, a simulated run of each failure
-injection, the five field pairs (most contract bugs sit at the interface of two
-fields: the seed's review checklist, reference §6.2) and the decision table
-with who owns the item after each outcome. It is a model: ``alp_nb.viz``
-renders it to HTML and Markdown and decides nothing.
+injection and of each scenario derived from the contract, the five field pairs
+(most contract bugs sit at the interface of two fields: the seed's review
+checklist, reference §6.2), the decision table with who owns the item after
+each outcome, and one sign-off section per reviewer (``REVIEWERS``: the fields
+that reviewer answers for, the findings and derived scenarios under them, and a
+decision line). It is a model: ``alp_nb.viz`` renders it to HTML and Markdown
+and decides nothing.
 """
 
 from __future__ import annotations
@@ -14,10 +17,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from .decision import OUTCOME_CONDITIONS, OUTCOMES, Outcome
+from .injections import scenarios_for
 from .lint import Finding, Findings, lint_contract
 from .loop_contract import PARTS, LoopContract
 from .receipts import RECEIPT_FIELDS
-from .simulator import FAILURE_INJECTIONS, Simulation, simulate
+from .simulator import Simulation, simulate
 
 
 @dataclass(frozen=True)
@@ -47,12 +51,58 @@ REVIEW_PAIRS: tuple[ReviewPair, ...] = (
 )
 
 
+@dataclass(frozen=True)
+class Reviewer:
+    """One role of the design review and the contract fields it signs off. Each reviews its own slice; the
+    packet puts the slices side by side so the assumptions between two of them are read too (seed 004)."""
+
+    name: str
+    signs_off: tuple[str, ...]
+    question: str
+    refusals: bool = False
+    """Whether it also signs off every scenario whose run must refuse something at the boundary (a disallowed
+    action, an effect past a cap), wherever in the contract the cap or the action is written."""
+
+
+REVIEWERS: tuple[Reviewer, ...] = (
+    Reviewer("product owner", ("objective", "exit.success", "exit.stop_without_success"),
+             "Is this the outcome we want, and do we agree on when the loop is done and when it should give up?"),
+    Reviewer("security", ("workspace.isolation", "workspace.allowed_actions", "workspace.disallowed_actions",
+                          "agents"),
+             "How far can this loop reach if it goes wrong: is each agent's authority no wider than its job, is "
+             "every dangerous action ruled out, and is every external effect capped?", refusals=True),
+    Reviewer("operator", ("trigger.type", "trigger.cadence_or_event", "state.artifacts", "state.update_rule",
+                          "budget.max_retries", "budget.max_runtime_minutes", "escalation.conditions",
+                          "escalation.destination"),
+             "Can we run this unattended: do we know what starts it, where its state lives, what it may spend, "
+             "and who is told when it is stuck?"),
+    Reviewer("builder", ("intake.sources", "intake.selection_rule", "context.required_files",
+                         "context.runtime_sources", "workspace.isolation", "state.artifacts", "verification.receipts"),
+             "Can each of these fields be wired into the runtime as written: every source readable, every file "
+             "present, the isolation buildable, and the state and receipts stored where they are named?"),
+    Reviewer("verifier owner", ("verification.gates", "verification.receipts", "agents"),
+             "Will we maintain these gates: does each one check something observable, is it checked by someone "
+             "other than the actor, and does each receipt show what was checked?"),
+)
+"""The five reviewers of seed 004, in the order they sign; a field may be signed off by more than one."""
+
+
+def concerns(path: str, field: str) -> bool:
+    """Whether something at JSON ``path`` (a finding, a scenario's ``derived_from``) is about ``field``: the field
+    itself, an item or key inside it (``escalation.conditions[0]``), or the whole part holding it (``context``)."""
+    return path == field or path.startswith((f"{field}.", f"{field}[")) or field.startswith(f"{path}.")
+
+
 def field_value(contract: LoopContract, path: str) -> Any:
     """The value at a dotted path of the contract (``workspace.allowed_actions``)."""
     value: Any = contract
     for part in path.split("."):
         value = getattr(value, part)
     return value
+
+
+def field_values(contract: LoopContract, paths: Iterable[str]) -> tuple[tuple[str, Any], ...]:
+    return tuple((path, field_value(contract, path)) for path in paths)
 
 
 def outcome_owner(outcome: Outcome, contract: LoopContract) -> str:
@@ -85,6 +135,28 @@ class DecisionRow:
 
 
 @dataclass(frozen=True)
+class ReviewerSection:
+    """One reviewer's part of the packet: its fields as ``(path, value)``, and the findings and simulations
+    about them."""
+
+    reviewer: Reviewer
+    fields: tuple[tuple[str, Any], ...]
+    findings: tuple[Finding, ...]
+    simulations: tuple[Simulation, ...]
+    """The simulations of the scenarios derived from one of the fields; a failure injection belongs to nobody."""
+
+    @property
+    def decision(self) -> str:
+        """What the reviewer fills in."""
+        return f"{self.reviewer.name}: approved / changes requested — name, date"
+
+    @property
+    def decision_line(self) -> str:
+        """The decision as a Markdown task-list line, to tick in a pull request."""
+        return f"- [ ] {self.decision}"
+
+
+@dataclass(frozen=True)
 class ReviewPacket:
     """Everything a review packet shows; build one with ``ReviewPacket.build``."""
 
@@ -95,10 +167,11 @@ class ReviewPacket:
     @classmethod
     def build(cls, contract: LoopContract, simulations: Iterable[Simulation] | None = None,
               findings: Sequence[Finding] | None = None) -> ReviewPacket:
-        """``simulations`` defaults to every failure injection played against the contract, ``findings`` to
+        """``simulations`` defaults to every scenario of ``scenarios_for(contract)`` (the failure injections and the
+        ones derived from the contract) played against it, ``findings`` to
         ``lint_contract(contract)``; pass ``()`` to leave either out."""
         if simulations is None:
-            simulations = [simulate(contract, scenario) for scenario in FAILURE_INJECTIONS.values()]
+            simulations = [simulate(contract, scenario) for scenario in scenarios_for(contract)]
         return cls(contract, lint_contract(contract) if findings is None else Findings(findings), tuple(simulations))
 
     def findings_about(self, part: str) -> tuple[Finding, ...]:
@@ -119,10 +192,23 @@ class ReviewPacket:
 
     @property
     def pairs(self) -> tuple[PairReview, ...]:
-        def side(paths: tuple[str, ...]) -> tuple[tuple[str, Any], ...]:
-            return tuple((path, field_value(self.contract, path)) for path in paths)
+        return tuple(PairReview(pair, field_values(self.contract, pair.left), field_values(self.contract, pair.right))
+                     for pair in REVIEW_PAIRS)
 
-        return tuple(PairReview(pair, side(pair.left), side(pair.right)) for pair in REVIEW_PAIRS)
+    @property
+    def reviewer_sections(self) -> tuple[ReviewerSection, ...]:
+        """One section per reviewer, in ``REVIEWERS`` order."""
+        def about(path: str | None, reviewer: Reviewer) -> bool:
+            return path is not None and any(concerns(path, field) for field in reviewer.signs_off)
+
+        return tuple(ReviewerSection(
+            reviewer=reviewer,
+            fields=field_values(self.contract, reviewer.signs_off),
+            findings=tuple(finding for finding in self.findings if about(finding.path, reviewer)),
+            simulations=tuple(simulation for simulation in self.simulations
+                              if about(simulation.scenario.derived_from, reviewer)
+                              or (reviewer.refusals and simulation.scenario.must_refuse is not None)),
+        ) for reviewer in REVIEWERS)
 
     @property
     def decisions(self) -> tuple[DecisionRow, ...]:

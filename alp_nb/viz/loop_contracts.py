@@ -102,9 +102,13 @@ def findings_fragment(findings: Sequence[Finding]) -> str:
         return f"<div>{badge('no findings', 'ok')}</div>"
     rows = [(badge(finding.severity, TONES[finding.severity]), f"<code>{esc(finding.rule)}</code>",
              f"<code>{esc(finding.path)}</code>", esc(finding.message),
-             f'<span class="muted">{esc(finding.hint)}</span>')
+             f'<span class="muted">{esc(finding.hint)}{_looked_for_html(finding)}</span>')
             for finding in findings]
     return f"<div>{esc(_tally_text(findings))}</div>" + table(("severity", "rule", "path", "message", "hint"), rows)
+
+
+def _looked_for_html(finding: Finding) -> str:
+    return f"<br>looked for: {esc(finding.looked_for)}" if finding.looked_for else ""
 
 
 def findings_html(findings: Sequence[Finding]) -> str:
@@ -152,5 +156,6 @@ def loop_contract_text(contract: LoopContract, findings: Sequence[Finding] | Non
 def findings_text(findings: Sequence[Finding]) -> str:
     if not findings:
         return "no findings"
-    lines = [f"{_finding_line(finding)}\n    fix: {finding.hint}" for finding in findings]
+    lines = [f"{_finding_line(finding)}\n    fix: {finding.hint}"
+             + (f"\n    looked for: {finding.looked_for}" if finding.looked_for else "") for finding in findings]
     return "\n".join([_tally_text(findings), *lines])

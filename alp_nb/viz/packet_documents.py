@@ -2,10 +2,11 @@
 
 ``alp_nb.loops.ReviewPacket`` decides what a packet holds (the contract by
 phase with the lint findings beside the parts they concern, the five field
-pairs, the decision table with this contract's owner, and the trace of each
-failure injection); this module only draws it. The HTML has no script and
-loads nothing: its CSS is inline, so it opens the same from a mail attachment
-or a file share. Every string from the contract is escaped.
+pairs, the decision table with this contract's owner, the trace of each
+scenario, and one sign-off section per reviewer); this module only draws it.
+The HTML has no script and loads nothing: its CSS is inline, so it opens the
+same from a mail attachment or a file share. Every string from the contract
+is escaped.
 """
 
 from __future__ import annotations
@@ -17,12 +18,12 @@ from pydantic import BaseModel
 
 from alp_nb.loops.lint import Finding
 from alp_nb.loops.loop_contract import PHASES, LoopContract
-from alp_nb.loops.review_packet import DecisionRow, ReviewPacket
+from alp_nb.loops.review_packet import DecisionRow, ReviewerSection, ReviewPacket
 from alp_nb.loops.simulator import Simulation
 
 from .html import STYLE, badge, esc, table
 from .loop_contracts import TONES, findings_fragment, loop_contract_fragment
-from .simulation import OUTCOME_TONES, md, simulation_markdown, trace_fragment
+from .simulation import OUTCOME_TONES, expectation, md, simulation_markdown, trace_fragment
 
 PACKET_STYLE = """<style>
 body{margin:2em auto;max-width:64em;padding:0 1em}
@@ -30,6 +31,7 @@ body{margin:2em auto;max-width:64em;padding:0 1em}
 .alp h1{font-size:22px}.alp h2{font-size:18px;border-bottom:1px solid #ddd;margin-top:2em}.alp h3{font-size:15px}
 .alp section.part{margin:0 0 1em 1em}
 .alp ul{margin:2px 0;padding-left:1.4em}
+.alp section.reviewer{margin:0 0 1.5em 1em}
 </style>"""
 
 
@@ -82,9 +84,34 @@ def _simulations_html(simulations: Sequence[Simulation]) -> str:
     return summary + traces
 
 
+def _verdict_html(simulation: Simulation) -> str:
+    return badge("as expected", "ok") if simulation.as_expected else badge(expectation(simulation), "warn")
+
+
+def _reviewer_html(section: ReviewerSection) -> str:
+    """One reviewer's fields, the findings and derived scenarios under them, and the box to tick."""
+    reviewer = section.reviewer
+    fields = table(("field", "value"), [(f"<code>{esc(path)}</code>", _inline_html(value))
+                                        for path, value in section.fields])
+    scenarios = table(("scenario", "derived from", "outcome", "as expected"), [
+        (esc(simulation.scenario.name), f"<code>{esc(simulation.scenario.derived_from)}</code>",
+         badge(simulation.outcome, OUTCOME_TONES[simulation.outcome]), _verdict_html(simulation))
+        for simulation in section.simulations]) if section.simulations else '<p class="muted">none</p>'
+    return (f"<h3>{esc(reviewer.name)}</h3><p>{esc(reviewer.question)}</p>{fields}"
+            f"<h4>Findings under these fields</h4>{findings_fragment(section.findings)}"
+            f"<h4>Scenarios derived from these fields</h4>{scenarios}"
+            f'<p><label><input type="checkbox" disabled> {esc(section.decision)}</label></p>')
+
+
+def _sign_off_html(packet: ReviewPacket) -> str:
+    return "".join(f'<section class="reviewer" id="reviewer-{index}">{_reviewer_html(section)}</section>'
+                   for index, section in enumerate(packet.reviewer_sections, start=1))
+
+
 _NAV = "<nav>" + " · ".join(f'<a href="#{anchor}">{title}</a>' for anchor, title in (
     ("contract", "Contract by phase"), ("findings", "Lint findings"), ("pairs", "Field pairs"),
-    ("decisions", "Decision table"), ("simulations", "Failure injections"))) + "</nav>"
+    ("decisions", "Decision table"), ("simulations", "Failure injections"),
+    ("sign-off", "Reviewer sign-off"))) + "</nav>"
 
 
 def review_packet(contract: LoopContract, simulations: Iterable[Simulation] | None = None,
@@ -109,6 +136,7 @@ def packet_html(packet: ReviewPacket) -> str:
         + f'<section id="decisions"><h2>Decision table</h2><p>Evaluated in this order after every persisted '
           f"observation; the first that holds wins.</p>{decision}</section>"
         + f'<section id="simulations"><h2>Failure injections</h2>{_simulations_html(packet.simulations)}</section>'
+        + f'<section id="sign-off"><h2>Reviewer sign-off</h2>{_sign_off_html(packet)}</section>'
     )
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>Loop contract review: {esc(contract.name)}</title>{STYLE}{PACKET_STYLE}</head>"
@@ -149,7 +177,8 @@ def _findings_markdown(findings: Sequence[Any]) -> list[str]:
         return ["No findings."]
     return ["| severity | rule | path | message | fix |", "|---|---|---|---|---|"] + [
         f"| {md(finding.severity)} | {md(finding.rule)} | {md(finding.path)} | {md(finding.message)} "
-        f"| {md(finding.hint)} |" for finding in findings]
+        f"| {md(finding.hint)}{md(f' Looked for: {finding.looked_for}.') if finding.looked_for else ''} |"
+        for finding in findings]
 
 
 def review_packet_markdown(contract: LoopContract, simulations: Iterable[Simulation] | None = None,
@@ -180,4 +209,20 @@ def packet_markdown(packet: ReviewPacket) -> str:
     lines += ["", "## Failure injections"]
     for simulation in packet.simulations:
         lines += ["", simulation_markdown(simulation)]
+    lines += ["", "## Reviewer sign-off"]
+    for section in packet.reviewer_sections:
+        lines += ["", *_reviewer_markdown(section)]
     return "\n".join(lines) + "\n"
+
+
+def _reviewer_markdown(section: ReviewerSection) -> list[str]:
+    """One reviewer's fields, the findings and derived scenarios under them, and the task-list line to tick."""
+    reviewer = section.reviewer
+    lines = [f"### {reviewer.name}", "", reviewer.question, ""]
+    lines += [f"- `{path}`: {_inline_markdown(value)}" for path, value in section.fields]
+    lines += ["", "**Findings under these fields**", "", *_findings_markdown(section.findings), "",
+              "**Scenarios derived from these fields**", ""]
+    lines += [f"- {md(simulation.scenario.name)} (`{simulation.scenario.derived_from}`): **{simulation.outcome}**, "
+              + ("as expected" if simulation.as_expected else md(expectation(simulation)))
+              for simulation in section.simulations] or ["None."]
+    return [*lines, "", section.decision_line]

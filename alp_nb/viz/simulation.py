@@ -24,8 +24,22 @@ TRACE_HEADERS = ("attempt", "evidence", "decision", "receipt", "budget left")
 
 
 def receipt_fields(receipt: Any) -> list[tuple[str, str]]:
-    """The receipt's own fields as (label, text), in the seed's order."""
-    return [(name.replace("_", " "), str(value)) for name, value in receipt if name != "outcome"]
+    """The receipt's own fields as (label, text), in the seed's order; an optional field left empty is left out."""
+    return [(name.replace("_", " "), ", ".join(value) if isinstance(value, tuple) else str(value))
+            for name, value in receipt if name != "outcome" and value is not None and value != ()]
+
+
+def expectation(simulation: Simulation) -> str:
+    """What the scenario expects: its outcome, and the refusal its last receipt must name."""
+    scenario = simulation.scenario
+    refusal = f", refusing `{scenario.must_refuse}`" if scenario.must_refuse is not None else ""
+    return f"expected {scenario.expected}{refusal}"
+
+
+def origin(simulation: Simulation) -> str:
+    """Where the scenario comes from: the contract field it was derived from, or the failure injections."""
+    derived = simulation.scenario.derived_from
+    return f"derived from {derived}" if derived is not None else "failure injection"
 
 
 def _attempt_label(step: Step) -> str:
@@ -48,12 +62,11 @@ def trace_fragment(simulation: Simulation) -> str:
         receipt = "<br>".join(f"<b>{esc(label)}</b>: {esc(value)}" for label, value in receipt_fields(step.receipt))
         rows.append((esc(_attempt_label(step)), evidence, badge(step.decision, OUTCOME_TONES[step.decision]),
                      receipt, esc(_budget_left(step))))
-    verdict = badge("as expected", "ok") if simulation.outcome == scenario.expected else badge(
-        f"expected {scenario.expected}", "warn")
+    verdict = badge("as expected", "ok") if simulation.as_expected else badge(expectation(simulation), "warn")
     owner = f" · owner <b>{esc(simulation.owner)}</b>" if simulation.owner else ""
     return (f"<div><b>{esc(scenario.name)}</b> on <code>{esc(simulation.contract_name)}</code>: "
             f"{badge(simulation.outcome, OUTCOME_TONES[simulation.outcome])} {verdict}{owner}</div>"
-            f'<div class="muted">{esc(scenario.description)}</div>'
+            f'<div class="muted">{esc(origin(simulation))}: {esc(scenario.description)}</div>'
             + table(TRACE_HEADERS, rows))
 
 
@@ -71,8 +84,8 @@ def simulation_lines(simulation: Simulation) -> list[str]:
     scenario = simulation.scenario
     lines = [f"{scenario.name} on {simulation.contract_name}: {simulation.outcome}"
              + (f" (owner: {simulation.owner})" if simulation.owner else "")
-             + ("" if simulation.outcome == scenario.expected else f"  [expected {scenario.expected}]"),
-             f"  {scenario.description}"]
+             + ("" if simulation.as_expected else f"  [{expectation(simulation)}]"),
+             f"  {origin(simulation)}: {scenario.description}"]
     for step in simulation.steps:
         lines.append(f"  {_attempt_label(step):>7}  {step.decision:<24} budget left {_budget_left(step)}")
         lines.append(f"           evidence: {step.evidence.summary}")
@@ -87,8 +100,8 @@ def simulation_markdown(simulation: Simulation) -> str:
     scenario = simulation.scenario
     owner = f" — owner **{md(simulation.owner)}**" if simulation.owner else ""
     title = (f"**{md(scenario.name)}** on {md(simulation.contract_name)}: **{simulation.outcome}** "
-             f"(expected {scenario.expected}){owner}")
-    lines = [title, "", md(scenario.description), "",
+             f"({md(expectation(simulation))}){owner}")
+    lines = [title, "", md(f"{origin(simulation)}: {scenario.description}"), "",
              "| " + " | ".join(TRACE_HEADERS) + " |", "|" + "---|" * len(TRACE_HEADERS)]
     for step in simulation.steps:
         evidence = md(step.evidence.summary) + (f" <br>_{md(step.note)}_" if step.note else "")

@@ -18,9 +18,10 @@ import ipywidgets as widgets
 
 from alp_nb.base.errors import AlpError
 from alp_nb.loops.errors import LoopContractError
+from alp_nb.loops.injections import scenarios_for
 from alp_nb.loops.lint import Finding, Findings, lint_contract
 from alp_nb.loops.loop_contract import PHASES, TRIGGER_TYPES, LoopContract, write_contract_file
-from alp_nb.loops.simulator import FAILURE_INJECTIONS, Simulation, simulate
+from alp_nb.loops.simulator import Simulation, simulate
 from alp_nb.viz.html import STYLE, badge
 from alp_nb.viz.loop_contracts import TONES
 from alp_nb.viz.packet_documents import review_packet, review_packet_markdown
@@ -55,7 +56,8 @@ class ContractEditor(widgets.VBox):
 
     ``controls[path]`` edits one field and ``notes[place]`` beside it shows the schema's refusal of the last edit
     there and the lint findings about it (``notes["context"]`` those about a part as a whole); ``summary`` counts
-    the findings. ``scenario`` and ``simulate_button`` play a failure injection into ``trace``; ``path`` with
+    the findings. ``scenario`` and ``simulate_button`` play a failure injection, or a scenario derived from the
+    contract as it stands (its escalation conditions, disallowed actions, budget, caps), into ``trace``; ``path`` with
     ``save_json_button``, ``save_yaml_button`` and ``packet_button`` write files (an existing one only with
     ``force``), and ``status`` says what happened. ``contract``, ``findings`` and ``simulation`` hold the state.
     """
@@ -69,7 +71,7 @@ class ContractEditor(widgets.VBox):
         self.controls: dict[str, Any] = {field.path: self._control(field) for field in FORM_FIELDS}
         self.notes: dict[str, Any] = {place: widgets.HTML() for place in (*self.controls, *SHARED_PARTS)}
         self.summary = widgets.HTML()
-        self.scenario = widgets.Dropdown(options=list(FAILURE_INJECTIONS), description="scenario")
+        self.scenario = widgets.Dropdown(options=_scenario_names(self.contract), description="scenario")
         self.simulate_button = widgets.Button(description="simulate", icon="play",
                                               tooltip="play the scenario against the contract as it stands")
         self.trace = widgets.HTML()
@@ -170,6 +172,7 @@ class ContractEditor(widgets.VBox):
         if not issues:
             self.contract = contract
             self.findings = lint_contract(contract)
+            self._offer_scenarios()
             if self.simulation is not None:
                 self._simulate()
             document = contract.to_document()
@@ -218,6 +221,15 @@ class ContractEditor(widgets.VBox):
         self.summary.value = (f'{STYLE}<div class="alp"><b>Loop contract</b> <code>{shown(self.contract.name)}</code>'
                               f" · lint {tally}{refusals}"
                               f"{_note_html(self._refused.get(WHOLE, ()), beside.get(WHOLE, ()), WHOLE)}</div>")
+
+    def _offer_scenarios(self) -> None:
+        """The derived scenarios follow the contract; the chosen one stays chosen while the contract still has it."""
+        names, chosen = _scenario_names(self.contract), self.scenario.value
+        if names != tuple(self.scenario.options):
+            self.scenario.options = names
+            self.scenario.value = chosen if chosen in names else names[0]
+            if chosen not in names:
+                self.simulation, self.trace.value = None, ""
 
     def _simulate(self) -> None:
         try:
@@ -278,9 +290,14 @@ def _note_html(refusals: Iterable[str], findings: Iterable[Finding], place: str,
         lines.append(f'<div>{badge("refused", REFUSED)} {_where(path, place)}{shown(message, 300)}</div>')
     if kept is not None:
         lines.append(f'<div class="muted">the contract keeps: {shown(str(kept).replace(chr(10), "; "), 100)}</div>')
-    lines += [f'<div title="fix: {shown(finding.hint, 300)}">{badge(finding.rule, TONES[finding.severity])} '
-              f"{_where(finding.path, place)}{shown(finding.message, 300)}</div>" for finding in findings]
+    lines += [f'<div title="fix: {shown(finding.hint, 300)}{_looked_for(finding)}">'
+              f"{badge(finding.rule, TONES[finding.severity])} {_where(finding.path, place)}"
+              f"{shown(finding.message, 300)}</div>" for finding in findings]
     return f'<div class="alp" style="margin-left:8px">{"".join(lines)}</div>' if lines else ""
+
+
+def _looked_for(finding: Finding) -> str:
+    return f"; looked for: {shown(finding.looked_for, 600)}" if finding.looked_for else ""
 
 
 def _where(path: str, place: str) -> str:
@@ -291,3 +308,7 @@ def _where(path: str, place: str) -> str:
     steps = path_steps(path[len(place):]) or ()
     words = [f"item {step + 1}" if isinstance(step, int) else step for step in steps]
     return f'<span class="muted">{shown(" · ".join(words))}:</span> ' if words else ""
+
+
+def _scenario_names(contract: LoopContract) -> tuple[str, ...]:
+    return tuple(scenario.name for scenario in scenarios_for(contract))

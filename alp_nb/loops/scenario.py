@@ -1,0 +1,77 @@
+"""A scripted run for the simulator: what the trigger delivers, what the ledger holds, and each attempt in order.
+
+An attempt scripts what it observes (its evidence) or how it fails: it hangs (no ``minutes``), it crashes around
+its external effect or after its verification, it proposes an action, it makes effects, or the item changes
+under it. A scenario derived from a contract names the field it came from (``derived_from``) and, beyond its
+expected outcome, what the run must refuse and name in its receipt (``must_refuse``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, model_validator
+
+from .decision import Evidence, Outcome, Record, Text
+
+
+class ScriptedAttempt(Record):
+    """One attempt as the scenario scripts it.
+
+    ``minutes`` is how long it runs; ``None`` means it hangs. An attempt that would run
+    past its limit (``BudgetState.attempt_minutes``) is cut there: a timeout with no
+    verdict and no effect. ``side_effect`` is the idempotency key of the external effect
+    it makes (a comment, a PR), ``extra_effects`` the keys of any further effects, in
+    order (each counted against the contract's caps by the kind of effect its key
+    names). ``crash`` kills the worker just before or just after its side effect, or
+    after its verification and before the decision. ``proposes`` is an action the
+    attempt sets out to take; ``input_changes_to`` a new version the item gets while
+    the attempt runs (after intake, before anything is committed).
+    """
+
+    evidence: Evidence | None = None
+    minutes: Annotated[int, Field(ge=0)] | None = 4
+    side_effect: Text | None = None
+    extra_effects: tuple[Text, ...] = ()
+    crash: Literal["before-side-effect", "after-side-effect", "after-verify"] | None = None
+    proposes: Text | None = None
+    input_changes_to: Text | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ScriptedAttempt:
+        if self.minutes is not None and self.evidence is None:
+            raise ValueError("an attempt that returns (minutes set) must script its evidence")
+        if self.crash in ("before-side-effect", "after-side-effect") and self.side_effect is None:
+            raise ValueError("a crash around a side effect needs the effect's idempotency key (side_effect)")
+        if self.crash == "after-verify" and self.evidence is None:
+            raise ValueError("a crash after verification needs the evidence the verification persisted")
+        if (self.crash in ("before-side-effect", "after-side-effect") and self.evidence is not None
+                and self.evidence.proves_goal):
+            raise ValueError("a crashed attempt proves nothing: its evidence cannot prove the goal")
+        return self
+
+
+class Scenario(Record):
+    """A scripted run: deliveries, the ledger of items already done, and the attempts in order.
+
+    When the script runs out the last attempt repeats: an actor with nothing new keeps
+    producing the same evidence. ``expected`` is the outcome under a budget that is
+    not the limiting factor (at least three retries, and minutes enough for each
+    attempt to run its scripted minutes within its share of them), unless the
+    scenario was derived from the contract's own budget. ``input_version`` is the
+    delivered item's version at intake. ``owner_responds=False`` scripts an owner
+    who never answers an escalation. ``derived_from`` is the JSON path of the contract
+    text a derived scenario plays; ``must_refuse`` what its run must refuse at the
+    boundary and name in its last receipt.
+    """
+
+    name: Text
+    description: Text
+    delivered: tuple[Text, ...] = ("item-1",)
+    ledger: tuple[Text, ...] = ()
+    attempts: tuple[ScriptedAttempt, ...] = ()
+    expected: Outcome
+    input_version: Text = "v1"
+    owner_responds: bool = True
+    derived_from: Text | None = None
+    must_refuse: Text | None = None
