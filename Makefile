@@ -25,7 +25,7 @@ $(VENV)/.lab-installed: pyproject.toml | $(BIN)/python
 	touch $@
 
 test: $(VENV)/.test-installed
-	$(BIN)/python -m pytest --nbval-lax tests notebooks
+	$(BIN)/python -m pytest
 
 lint: $(VENV)/.lint-installed
 	$(BIN)/ruff check .

@@ -138,3 +138,10 @@ def test_a_caption_has_its_own_line_between_the_title_and_the_boxes():
     assert min(box.y for box in geometry(with_caption).boxes.values()) >= content_top(with_caption)
     long_caption = diagram("T", [Node("a", "A")], [], caption="x" * 300)
     assert geometry(long_caption).width >= 300 * 6
+
+
+def test_a_box_tooltip_shows_its_label_and_each_detail_on_lines_of_their_own():
+    box = Node("a", "ASSESS", detail=("Read, Glob, Grep", "line\nbreak inside"))
+    svg = diagram_svg(diagram("Tips", (box,), ()))
+    tooltip = ElementTree.fromstring(svg).find(".//{http://www.w3.org/2000/svg}g/{http://www.w3.org/2000/svg}title")
+    assert tooltip.text.split("\n") == ["ASSESS", "Read, Glob, Grep", "line\\x0abreak inside"]

@@ -1,7 +1,10 @@
 """One rendering path: core objects hold no display code; IPython shows them through the views viz registers."""
 
+import base64
+import re
 import subprocess
 import sys
+from xml.etree import ElementTree
 
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
@@ -10,6 +13,7 @@ from IPython.lib.pretty import pretty
 import alp_nb
 from alp_nb.viz import VizError, mimebundle, render
 from alp_nb.viz.display import install
+from alp_nb.viz.html import svg_as_images
 from alp_nb.viz.views import VIEWS, formats_of, view_of
 
 
@@ -33,7 +37,7 @@ def test_no_core_class_carries_display_code():
 def test_a_notebook_shows_a_core_object_as_its_html_view_and_text_view(shell):
     registry = alp_nb.builtin_registry()
     data, _ = shell.display_formatter.format(registry)
-    assert data["text/html"] == render(registry, "html") and "<table>" in data["text/html"]
+    assert data["text/html"] == svg_as_images(render(registry, "html")) and "<table>" in data["text/html"]
     assert data["text/plain"] == render(registry, "text")
 
 
@@ -69,3 +73,18 @@ def test_render_refuses_an_unknown_format_or_an_object_with_no_view():
     with pytest.raises(VizError) as no_view:
         render(object(), "html")
     assert (no_view.value.code, no_view.value.message) == ("NO_VIEW", "alp_nb draws no html view of object")
+
+
+def test_a_notebook_gets_every_picture_as_an_image_so_an_untrusted_notebook_still_draws_it():
+    registry = alp_nb.builtin_registry()
+    html = mimebundle(registry)["text/html"]
+    assert "<svg" not in html
+    images = re.findall(r'<img alt="([^"]*)" src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)">', html)
+    assert [alt for alt, _ in images] == ["Delegation"]
+    drawn = base64.b64decode(images[0][1]).decode("utf-8")
+    assert drawn == render(alp_nb.delegation_graph(registry), "svg")
+    ElementTree.fromstring(drawn)  # a whole SVG document, as an image needs
+
+
+def test_views_outside_a_notebook_keep_their_inline_svg():
+    assert "<svg" in render(alp_nb.builtin_registry(), "html")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import html
+import re
 from collections.abc import Iterable
 
 from .terminal import plain
@@ -61,3 +63,21 @@ def table(headers: Iterable[str], rows: Iterable[Iterable[str]]) -> str:
     head = "".join(f"<th>{esc(header)}</th>" for header in headers)
     body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+_INLINE_SVG = re.compile(r"<svg\b[^>]*>.*?</svg>", re.DOTALL)
+_ARIA_LABEL = re.compile(r'aria-label="([^"]*)"')
+
+
+def svg_as_images(fragment: str) -> str:
+    """Every inline ``<svg>`` of ``fragment`` as an ``<img>`` that holds it (a ``data:`` URI), for a notebook's
+    output. JupyterLab sanitizes the HTML of outputs it did not make itself (a notebook opened with its saved
+    outputs, on Binder or from a clone) and drops ``<svg>`` there, leaving the picture's words in a heap; an
+    image survives and draws the same. Widgets and the review packet keep the inline SVG and its tooltips."""
+    def image(match: re.Match[str]) -> str:
+        svg = match.group(0)
+        label = _ARIA_LABEL.search(svg)
+        data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+        return f'<img alt="{label.group(1) if label else "a picture"}" src="data:image/svg+xml;base64,{data}">'
+
+    return _INLINE_SVG.sub(image, fragment)

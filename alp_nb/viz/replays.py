@@ -81,7 +81,7 @@ def _counts(session: ReplaySession) -> str:
 def _divergence_line(divergence: Divergence) -> str:
     if divergence.kind == "changed" and divergence.call is not None:
         call = divergence.call
-        return f"changed: #{call.index} `{call.label}` asks another {call.changed} (at {call.where or '—'})"
+        return f"changed: #{call.index} `{call.label}` asks another {call.changed} (at {_where(call)})"
     entry = divergence.entry
     label = divergence.label if divergence.label is not None else divergence.key
     return f"not asked: `{label}` (journal line {entry.seq if entry is not None else '—'}) is no longer made"

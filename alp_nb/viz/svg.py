@@ -70,13 +70,25 @@ def arrowhead(before: tuple[float, float], tip: tuple[float, float], colour: str
     return f'<path d="M{"L".join(f"{round(x, 1)},{round(y, 1)}" for x, y in corners)}z" fill="{colour}"/>'
 
 
+def _tooltip(lines: tuple[str, ...]) -> str:
+    """A box's label and detail on lines of their own (``&#10;``), at most ``TOOLTIP_CHARS`` in all; a line break
+    inside one of them still shows as ``\\x0a``, so no text can pass for another line."""
+    shown, left = [], TOOLTIP_CHARS
+    for line in lines:
+        if left <= 0:
+            break
+        shown.append(xml_text(line[:left]))
+        left -= len(line) + 1
+    return "&#10;".join(shown)
+
+
 def _node(node: Node, geo: Geometry) -> str:
     box = geo.boxes[node.id]
     fill, stroke, opacity = node_colours(node.style, node.marks)
     double = node.style == "terminal"
     width = 2.5 if "current" in node.marks or "alarm" in node.marks else 1.2
     dash = ' stroke-dasharray="5,3"' if node.style == "custom" else ""
-    tooltip = xml_text("\n".join((node.label, *node.detail))[:TOOLTIP_CHARS])
+    tooltip = _tooltip((node.label, *node.detail))
     x, y = round(box.x, 1), round(box.y, 1)
     shapes = [f'<rect x="{x}" y="{y}" width="{round(box.width, 1)}" height="{round(box.height, 1)}" rx="6" '
               f'fill="{fill}" stroke="{stroke}" stroke-width="{width}"{dash}/>']

@@ -17,6 +17,7 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from .errors import VizError
+from .html import svg_as_images
 from .terminal import plain
 
 Format = Literal["html", "text", "markdown", "svg", "mermaid"]
@@ -74,10 +75,13 @@ def formats_of(obj: Any) -> tuple[Format, ...]:
 
 def mimebundle(obj: Any) -> dict[str, str]:
     """What a notebook shows for ``obj``: every format it has that a notebook can display, plain text always. The
-    plain text has its control characters shown as ``\\xNN``: a notebook obeys ANSI escapes in plain text."""
+    plain text has its control characters shown as ``\\xNN``: a notebook obeys ANSI escapes in plain text. Its
+    pictures are images in the HTML (``html.svg_as_images``), so they draw in a notebook opened untrusted."""
     bundle = {MIME_TYPES[fmt]: render(obj, fmt) for fmt in formats_of(obj) if fmt in MIME_TYPES}
     if "text/plain" in bundle:
         bundle["text/plain"] = plain(bundle["text/plain"])
+    if "text/html" in bundle:
+        bundle["text/html"] = svg_as_images(bundle["text/html"])
     return bundle
 
 

@@ -87,9 +87,12 @@ class RunViewer(widgets.VBox):
             widgets.HBox([self.previous_button, self.slider, self.next_button]),
             widgets.HBox([self.jump, self.find_button, self.found]),
             picture,
-            widgets.HBox([self.call, widgets.VBox([self.nearby, self.progress])]),
-        ])
+            # wraps, so that in a narrow notebook the neighbours go under the call instead of past the edge
+            widgets.HBox([self.call, widgets.VBox([self.nearby, self.progress])],
+                         layout=widgets.Layout(flex_flow="row wrap", width="100%")),
+        ], layout=widgets.Layout(max_width="100%"))
         self.add_class("alp-run-viewer")
+        self.call.add_class("alp-run-viewer-call")  # a stable hook for the page (tests/test_browser.py)
         if count:
             self._moved()
         else:

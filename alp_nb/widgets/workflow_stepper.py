@@ -74,6 +74,9 @@ class WorkflowStepper(widgets.VBox):
             widgets.HBox([self.tool, self.tool_answer]), history,
         ])
         self.add_class("alp-workflow-stepper")
+        for part, name in ((self.status, "status"), (self.picture, "picture"), (self.message, "message"),
+                           (self.history, "history")):
+            part.add_class(f"alp-stepper-{name}")  # stable hooks for the page (tests/test_browser.py)
         self.transition_button.on_click(lambda _button: self.transition(self.next_state.value))
         self.submit_button.on_click(lambda _button: self._submit_text())
         self.cancel_button.on_click(lambda _button: self.cancel())

@@ -1,0 +1,402 @@
+"""The notebooks in a real browser: JupyterLab in headless Chromium (Debian's ``/usr/bin/chromium``, driven by
+Playwright; never ``playwright install``) runs every cell of a notebook through Run > Run All Cells and no cell
+ends in an error; the ``WorkflowStepper`` of notebook 02 and the ``RunViewer`` of notebook 05 answer a click in
+the page by redrawing what they show.
+
+One throw-away JupyterLab serves the whole module: on 127.0.0.1, an OS-chosen port, a token, and its config, data,
+runtime, settings and workspace folders (and ``$HOME``) in a temp folder. The notebooks are copied there with their
+outputs stripped, so the repository is never written and a stale output can neither hide nor fake an error.
+Autosave is off, and the notebook windowing mode is ``none`` so every cell is in the DOM. Every process started
+here is stopped by pid in a fixture teardown, even when a test fails: the server through its shutdown API first,
+then its process group, then any kernel left over. Screenshots go to ``test-artifacts/browser/``.
+
+``.ci/run`` installs Chromium, so in CI these tests run; elsewhere they skip, saying what is missing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+NOTEBOOKS = REPO / "notebooks"
+ARTIFACTS = REPO / "test-artifacts" / "browser"
+STEPPER_NOTEBOOK = "02-step-a-workflow.ipynb"
+VIEWER_NOTEBOOK = "05-replay-a-journal.ipynb"
+BROWSER_NOTEBOOKS = (STEPPER_NOTEBOOK, VIEWER_NOTEBOOK)
+
+TOKEN = "alp-nb-browser-test"
+SERVER_START_S = 90
+NOTEBOOK_S = 120
+"""The longest a notebook may take from opening its page to the end of Run All (each takes under 10 s here)."""
+STEP_MS = 60_000
+"""The longest any single wait in the page may take: a page load, a kernel start, a widget's answer to a click."""
+
+CHROMIUM = "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else shutil.which("chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+LAB_SETTINGS: dict[str, dict[str, Any]] = {
+    # no "get Jupyter news?" toast and no update check (no network); never write into the notebook
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false",
+                                                                         "checkForUpdates": False},
+    "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": False},
+    # every cell in the DOM, not only the ones scrolled into view
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+}
+
+REQUIRED = os.environ.get("ALP_NB_BROWSER_TESTS") == "required"
+"""Set by ``.ci/run``: there, a missing browser or package fails the run instead of skipping these tests."""
+
+
+def _unavailable(reason: str) -> None:
+    if REQUIRED:
+        pytest.fail(f"{reason}, and ALP_NB_BROWSER_TESTS=required", pytrace=False)
+    pytest.skip(reason, allow_module_level=True)
+
+
+if CHROMIUM is None:
+    _unavailable("no Chromium: neither /usr/bin/chromium nor `chromium` on PATH (apt-get install chromium)")
+for _package in ("playwright", "jupyterlab", "psutil"):
+    if importlib.util.find_spec(_package) is None:
+        _unavailable(f"{_package} is not installed (pip install -e '.[test]')")
+sync_api: Any = importlib.import_module("playwright.sync_api")
+psutil: Any = importlib.import_module("psutil")  # comes with ipykernel
+
+pytestmark = pytest.mark.browser
+
+# --- what the page is asked, through window.jupyterapp (--LabApp.expose_app_in_browser) ---------------------------
+
+KERNEL_IDLE_JS = """() => {
+  const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+  const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
+  return !!k && k.status === 'idle' && !w.sessionContext.pendingInput;
+}"""
+# Read from the notebook's model, not its DOM: in JupyterLab 4 a traceback and a stderr line render alike.
+CELLS_JS = """() => {
+  const nb = window.jupyterapp.shell.currentWidget.content;
+  const cells = [];
+  nb.widgets.forEach((cell, index) => {
+    if (cell.model.type !== 'code' || !cell.model.sharedModel.getSource().trim()) return;
+    const errors = cell.model.outputs.toJSON().filter(o => o.output_type === 'error')
+      .map(o => o.ename + ': ' + o.evalue);
+    cells.push({index, count: cell.model.executionCount, errors});
+  });
+  return cells;
+}"""
+RAN_ALL_JS = f"""() => {{
+  const cells = ({CELLS_JS})();
+  return cells.some(c => c.errors.length) || cells.every(c => c.count !== null);
+}}"""
+# The first cell (in the notebook's order) showing a widget: its index, its node tagged for a locator.
+CELL_OF_JS = """([selector, tag]) => {
+  const cells = window.jupyterapp.shell.currentWidget.content.widgets;
+  const index = cells.findIndex(cell => cell.node.querySelector(selector) !== null);
+  if (index >= 0) cells[index].node.dataset.browserTest = tag;
+  return index;
+}"""
+RUN_CELL_JS = """async (index) => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  panel.content.activeCellIndex = index;
+  await window.jupyterapp.commands.execute('notebook:run-cell');
+}"""
+COUNT_OF_JS = "(index) => window.jupyterapp.shell.currentWidget.content.widgets[index].model.executionCount"
+WIDGET_ERRORS = '[class*="jupyter-widgets-error"], .jp-OutputArea-output:has-text("Error displaying widget")'
+
+
+@dataclass
+class RunAll:
+    """A notebook open in its own page after Run All Cells: each non-blank code cell's count and errors."""
+
+    page: Any  # playwright.sync_api.Page
+    cells: list[dict[str, Any]]
+    seconds: float
+
+    def errors(self) -> list[str]:
+        return [f"cell {cell['index']}: {error}" for cell in self.cells for error in cell["errors"]]
+
+
+# --- server, browser, notebooks -------------------------------------------------------------------------------------
+
+
+def _copy_without_outputs(source: Path, folder: Path) -> None:
+    notebook = nbformat.read(source, as_version=4)
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    nbformat.write(notebook, folder / source.name)
+
+
+def _post(url: str) -> None:
+    with contextlib.suppress(OSError):
+        urllib.request.urlopen(urllib.request.Request(url, method="POST"), timeout=10).close()
+
+
+def _stop(process: subprocess.Popen[bytes], url: str | None) -> None:
+    """The server's own shutdown first (it stops its kernels), then its process group, then any kernel left."""
+    try:
+        descendants = psutil.Process(process.pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        descendants = []
+    if url is not None:
+        _post(f"{url}/api/shutdown?token={TOKEN}")
+    for sig, wait in ((None, 20), (signal.SIGTERM, 10), (signal.SIGKILL, 10)):
+        if sig is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, sig)
+        try:
+            process.wait(timeout=wait)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    _, alive = psutil.wait_procs(descendants, timeout=5)
+    for leftover in alive:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            leftover.kill()
+    psutil.wait_procs(alive, timeout=5)
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The base URL of a throw-away JupyterLab whose root holds output-free copies of the notebooks."""
+    tmp = tmp_path_factory.mktemp("browser-lab")
+    root = tmp / "root"
+    (root / "notebooks").mkdir(parents=True)
+    for name in BROWSER_NOTEBOOKS:
+        if (NOTEBOOKS / name).exists():
+            _copy_without_outputs(NOTEBOOKS / name, root / "notebooks")
+    settings = tmp / "settings"
+    for relative, value in LAB_SETTINGS.items():
+        (settings / relative).parent.mkdir(parents=True, exist_ok=True)
+        (settings / relative).write_text(json.dumps(value))
+    (tmp / "home").mkdir()
+    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(tmp / "config"), JUPYTER_DATA_DIR=str(tmp / "data"),
+               JUPYTER_RUNTIME_DIR=str(tmp / "runtime"), IPYTHONDIR=str(tmp / "ipython"), HOME=str(tmp / "home"),
+               PYTHONUNBUFFERED="1")
+    command = [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ServerApp.ip=127.0.0.1",
+               "--ServerApp.port=0", "--ServerApp.port_retries=0", f"--ServerApp.root_dir={root}",
+               f"--IdentityProvider.token={TOKEN}", "--ServerApp.password=", "--ServerApp.allow_root=True",
+               "--LabApp.news_url=None", "--LabApp.expose_app_in_browser=True",
+               f"--LabServerApp.user_settings_dir={settings}", f"--LabServerApp.workspaces_dir={tmp / 'workspaces'}"]
+    log_path = tmp / "server.log"
+    url: str | None = None
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=root,
+                                   start_new_session=True)
+        try:
+            url = _wait_for_server(process, tmp / "runtime" / f"jpserver-{process.pid}.json", log_path)
+            yield url
+        finally:
+            _stop(process, url)
+
+
+def _wait_for_server(process: subprocess.Popen[bytes], info: Path, log_path: Path) -> str:
+    deadline = time.monotonic() + SERVER_START_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"jupyter lab exited with {process.returncode}:\n{log_path.read_text()}")
+        with contextlib.suppress(OSError, ValueError, KeyError):
+            url = f"http://127.0.0.1:{json.loads(info.read_text())['port']}"
+            with urllib.request.urlopen(f"{url}/api/status?token={TOKEN}", timeout=5) as answer:
+                if answer.status == 200:
+                    return url
+        time.sleep(0.25)
+    raise TimeoutError(f"jupyter lab did not answer within {SERVER_START_S} s:\n{log_path.read_text()}")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture(scope="module")
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS
+
+
+@pytest.fixture(scope="module")
+def run_all(lab: str, browser: Any, artifacts: Path) -> Iterator[Callable[[str], RunAll]]:
+    """``run_all(name)``: the notebook opened in a page of its own and run once through the Run menu; the page
+    stays open (its kernel alive) for the module, so each notebook runs once however many tests look at it."""
+    done: dict[str, RunAll | BaseException] = {}
+    contexts: list[Any] = []
+
+    def run(name: str) -> RunAll:
+        if name not in done:
+            context = browser.new_context(viewport={"width": 1400, "height": 1400})
+            contexts.append(context)
+            context.set_default_timeout(STEP_MS)
+            try:
+                done[name] = _open_and_run_all(context.new_page(), lab, name, artifacts)
+            except Exception as failure:
+                done[name] = failure
+                raise
+        outcome = done[name]
+        if isinstance(outcome, BaseException):
+            pytest.fail(f"{name} did not run all its cells: {outcome}", pytrace=False)
+        return outcome
+
+    try:
+        yield run
+    finally:
+        for context in contexts:
+            with contextlib.suppress(Exception):
+                context.close()
+
+
+def _open_and_run_all(page: Any, lab: str, name: str, artifacts: Path) -> RunAll:
+    """Open ``name``, wait for its kernel, click Run > Run All Cells and wait until every cell ran (or one failed)
+    and the kernel is idle again: all within ``NOTEBOOK_S``."""
+    stem, started = Path(name).stem, time.monotonic()
+
+    def left() -> float:
+        return max(1.0, started + NOTEBOOK_S - time.monotonic()) * 1000
+
+    page.goto(f"{lab}/lab/tree/notebooks/{name}?token={TOKEN}", timeout=left())
+    try:
+        page.locator("#jupyterlab-splash").wait_for(state="detached", timeout=left())
+        page.locator(".jp-NotebookPanel .jp-Cell").first.wait_for(timeout=left())
+        page.wait_for_function(KERNEL_IDLE_JS, polling=250, timeout=left())
+        page.get_by_role("menuitem", name="Run", exact=True).click(timeout=left())
+        page.get_by_role("menuitem", name="Run All Cells", exact=True).click(timeout=left())
+        page.wait_for_function(RAN_ALL_JS, polling=250, timeout=left())
+        page.wait_for_function(KERNEL_IDLE_JS, polling=250, timeout=left())
+        return RunAll(page, page.evaluate(CELLS_JS), time.monotonic() - started)
+    finally:
+        page.screenshot(path=str(artifacts / f"{stem}-run-all.png"))
+
+
+def _present(name: str) -> None:
+    if not (NOTEBOOKS / name).exists():
+        pytest.skip(f"notebooks/{name} does not exist yet")
+
+
+def _fresh(run: RunAll, widget_class: str, button: Callable[[Any], Any]) -> Any:
+    """The first ``widget_class`` widget in the page, with ``button`` clickable: when a later cell has already
+    moved it as far as it goes (say, cancelled the stepper from code), the cell that shows it runs again for a fresh
+    one, as a learner would."""
+    page = run.page
+    index = page.evaluate(CELL_OF_JS, [f".{widget_class}", widget_class])
+    assert index >= 0, f"no .{widget_class} widget in the page"
+    cell = page.locator(f'.jp-Cell[data-browser-test="{widget_class}"]')
+    widget = cell.locator(f".{widget_class}").first
+    widget.wait_for()
+    if button(widget).is_disabled():
+        count = page.evaluate(COUNT_OF_JS, index)
+        page.evaluate(RUN_CELL_JS, index)
+        page.wait_for_function(f"() => ({COUNT_OF_JS})({index}) > {count}", polling=250)
+        page.wait_for_function(KERNEL_IDLE_JS, polling=250)
+        widget = cell.locator(f".{widget_class}").first
+    sync_api.expect(button(widget)).to_be_enabled()
+    return widget
+
+
+@contextlib.contextmanager
+def _screenshot_on_failure(page: Any, path: Path) -> Iterator[None]:
+    try:
+        yield
+    except BaseException:
+        with contextlib.suppress(Exception):
+            page.screenshot(path=str(path))
+        raise
+
+
+def _transition_button(stepper: Any) -> Any:
+    """The button whose description is "transition" (matched on its text: the accessible name also holds the
+    icon's glyph)."""
+    return stepper.locator("button.widget-button", has_text=re.compile(r"^\s*transition\s*$")).first
+
+
+def _expect_redrawn(locator: Any, before: str) -> None:
+    """Wait (the page polled, no fixed sleep) until ``locator``'s inner HTML is no longer ``before``."""
+    sync_api.expect(locator).not_to_have_js_property("innerHTML", before)
+
+
+# --- the tests ----------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", BROWSER_NOTEBOOKS)
+def test_run_all_cells_in_jupyterlab_leaves_no_error_output(run_all: Callable[[str], RunAll], name: str) -> None:
+    _present(name)
+    run = run_all(name)
+    assert not run.errors(), f"{name}: {run.errors()}"
+    assert all(cell["count"] is not None for cell in run.cells), f"{name}: cells left unrun: {run.cells}"
+    broken = run.page.locator(WIDGET_ERRORS)
+    assert broken.count() == 0, f"{name}: a widget failed to render: {broken.all_inner_texts()}"
+    print(f"{name}: ran {len(run.cells)} code cells in {run.seconds:.1f} s")
+
+
+def test_stepper_transition_click_redraws_its_state_machine_and_labels(run_all: Callable[[str], RunAll],
+                                                                      artifacts: Path) -> None:
+    _present(STEPPER_NOTEBOOK)
+    run = run_all(STEPPER_NOTEBOOK)
+    with _screenshot_on_failure(run.page, artifacts / "02-stepper-failed.png"):
+        stepper = _fresh(run, "alp-workflow-stepper", _transition_button)
+        picture = stepper.locator(".alp-stepper-picture").first
+        status = stepper.locator(".alp-stepper-status").first
+        message = stepper.locator(".alp-stepper-message").first
+        moves = stepper.locator(".alp-stepper-history li")
+        sync_api.expect(picture.locator("svg")).to_have_count(1)
+        picture_before, status_before = picture.inner_html(), status.inner_text()
+        message_before, moves_before = message.inner_text(), moves.count()
+        chosen = stepper.locator("select").first.input_value()
+        assert chosen, "the stepper offers no next state"
+        chosen_node = picture.locator(f'g[data-node="state:{chosen}"]')  # the chosen state's box in the SVG
+        node_before = chosen_node.first.inner_html() if chosen_node.count() == 1 else None
+        stepper.screenshot(path=str(artifacts / "02-stepper-before-click.png"))
+
+        _transition_button(stepper).click()
+
+        _expect_redrawn(picture, picture_before)
+        if node_before is not None:  # the picture marks the state the execution moved to
+            _expect_redrawn(chosen_node.first, node_before)
+        sync_api.expect(status).not_to_have_text(status_before)
+        sync_api.expect(status).to_contain_text(chosen)
+        sync_api.expect(message).not_to_have_text(message_before)
+        sync_api.expect(message).to_contain_text("accepted")
+        sync_api.expect(moves).to_have_count(moves_before + 1)
+        sync_api.expect(picture.locator("svg")).to_have_count(1)
+        stepper.screenshot(path=str(artifacts / "02-stepper-after-click.png"))
+
+
+def test_viewer_next_click_shows_the_call_after(run_all: Callable[[str], RunAll], artifacts: Path) -> None:
+    _present(VIEWER_NOTEBOOK)
+    run = run_all(VIEWER_NOTEBOOK)
+    with _screenshot_on_failure(run.page, artifacts / "05-viewer-failed.png"):
+        viewer = _fresh(run, "alp-run-viewer", lambda widget: widget.locator('button[title="the call after"]'))
+        call = viewer.locator(".alp-run-viewer-call").first
+        cursor = viewer.locator(".alp-timeline-cursor").first
+        sync_api.expect(call).to_contain_text("call ")
+        call_before, cursor_before = call.inner_text(), cursor.inner_html()
+        position = re.search(r"call ([\d,]+) of ([\d,]+)", call_before)
+        assert position, f"the viewer shows no 'call N of M': {call_before!r}"
+        shown, count = (int(group.replace(",", "")) for group in position.groups())
+        viewer.screenshot(path=str(artifacts / "05-viewer-before-click.png"))
+
+        viewer.locator('button[title="the call after"]').click()
+
+        sync_api.expect(call).not_to_have_text(call_before)
+        sync_api.expect(call).to_contain_text(f"call {shown + 1:,} of {count:,}")
+        _expect_redrawn(cursor, cursor_before)
+        viewer.screenshot(path=str(artifacts / "05-viewer-after-click.png"))
