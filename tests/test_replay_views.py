@@ -16,6 +16,7 @@ from alp_nb.cli import main
 from alp_nb.replay import load_run
 from alp_nb.runtime import MockAgentRunner, RunStore, WorkflowInputError
 from alp_nb.viz import run_timeline, timeline_of
+from alp_nb.viz.html import badge
 from alp_nb.viz.views import formats_of, render, view_of
 from alp_nb.widgets import RunViewer
 
@@ -61,7 +62,7 @@ def test_the_error_is_shown_before_attempts_and_usage_in_every_html_view(store):
     run = launch("sequence", store, runner=FailingRunner({"step-1"}))
     for shown in (load_run(run.run_id, store=store), store.load(run.run_id), run):
         html = render(shown, "html")
-        assert 'class="badge bad">error</span>' in html
+        assert badge("error", "bad") in html
         assert html.index("runner broke on step-1") < html.index("attempts") < html.index("<th>usage</th>")
 
 

@@ -26,7 +26,7 @@ from alp_nb.viz.runs import LOG_LINES, CallTally, event_line, progress_bar
 from alp_nb.viz.views import render
 
 HOSTILE = '<script>alert("x")</script>'
-BADGE = re.compile(r'<span class="badge (ok|bad|warn|info)">([^<]*)</span>')
+BADGE = re.compile(r'<span class="badge (ok|bad|warn|info)"[^>]*>([^<]*)</span>')
 ROW = re.compile(r"<tr>(.*?)</tr>")
 CELL = re.compile(r"<td>(.*?)</td>")
 

@@ -20,7 +20,7 @@ from alp_nb.agents import (
 )
 from alp_nb.agents.policy_requests import REQUEST_TYPES as MODEL_REQUEST_TYPES, ToolRequest
 from alp_nb.viz.delegation import role_node
-from alp_nb.viz.html import esc
+from alp_nb.viz.html import badge, esc
 from alp_nb.viz.palette import CURRENT
 from alp_nb.viz.policy_codes import POLICY_RULES
 from alp_nb.viz.views import render
@@ -28,7 +28,7 @@ from alp_nb.widgets import RegistryExplorer
 from alp_nb.widgets.registry_explorer import REQUEST_TYPES
 
 SVG = "{http://www.w3.org/2000/svg}"
-ALLOWED = '<span class="badge ok">allowed</span>'
+ALLOWED = badge("allowed", "ok")
 HOSTILE = ('<script>alert(1)</script>', '"><img onerror=x>', "right\u202eto-left", "zero\u200bwidth", "A" * 10_240)
 
 

@@ -57,8 +57,28 @@ def test_progress_true_with_nowhere_to_show_it_is_refused_with_a_hint(tmp_path):
     assert not (tmp_path / "runs").exists()
 
 
-def test_the_notebook_display_shows_a_fresh_widget(monkeypatch):
-    shown = []
-    monkeypatch.setattr("IPython.display.display", shown.append)
+class Handle:
+    def __init__(self):
+        self.updates = []
+
+    def update(self, obj):
+        self.updates.append(repr(obj))
+
+
+def test_the_notebook_display_shows_a_fresh_widget_with_a_handle(monkeypatch):
+    shown, handle = [], Handle()
+    monkeypatch.setattr("IPython.display.display", lambda obj, display_id=None: shown.append(obj) or handle)
     progress = shown_progress()
-    assert shown == [progress] and isinstance(progress, RunProgress)
+    assert shown == [progress] and isinstance(progress, RunProgress) and progress.display_handle is handle
+
+
+def test_the_plain_text_says_in_words_what_the_bar_shows_and_the_saved_output_gets_the_ending():
+    progress, handle = RunProgress(), Handle()
+    progress.display_handle = handle
+    assert repr(progress) == "waiting for the run to start"
+    for event in [{"type": "workflow_phase", "title": "Review"}, agent("started"), agent("done"), agent("cached")]:
+        progress(event)
+    assert repr(progress) == "phase Review · 2 of 2 calls finished (1 cached)" and handle.updates == []
+    progress({"type": "task_notification", "runId": "wf_x_0123456789abcdef", "status": "failed",
+              "error": "boom\x1b[31m"})
+    assert handle.updates == ["run failed · 2 of 2 calls finished (1 cached) · boom\\x1b[31m"]

@@ -28,7 +28,7 @@ from alp_nb.workflow import (
 HOSTILE = '<script>alert("x")</script>'
 WORKER_STATES = ("ASSESS", "IMPLEMENT", "VERIFY", "REPORT")
 SVG = "{http://www.w3.org/2000/svg}"
-BADGE = re.compile(r'<span class="badge (ok|bad|warn|info)">([^<]*)</span>')
+BADGE = re.compile(r'<span class="badge (ok|bad|warn|info)"[^>]*>([^<]*)</span>')
 
 
 def state_boxes(html: str) -> dict[str, set[str]]:

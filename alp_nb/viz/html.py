@@ -17,8 +17,6 @@ STYLE = """<style>
 .alp th{background:#f4f4f4}
 .alp code{font-size:12px}
 .alp .muted{color:#777}
-.alp .badge{display:inline-block;padding:0 8px;border-radius:9px;color:#fff;font-weight:600}
-.alp .ok{background:#2e7d32}.alp .bad{background:#c62828}.alp .warn{background:#ef6c00}.alp .info{background:#1565c0}
 </style>"""
 """The views' one style sheet. ``.alp.alp`` outranks JupyterLab's rule that right-aligns every cell of an output
 table (``:not(.jp-RenderedMarkdown).jp-RenderedHTMLCommon td``): text reads from the left."""
@@ -36,8 +34,17 @@ def block(inner: str) -> str:
     return f'{STYLE}<div class="alp">{inner}</div>'
 
 
-def badge(text: str, tone: str) -> str:
-    return f'<span class="badge {esc(tone)}">{esc(text)}</span>'
+BADGE_STYLE = "display:inline-block;padding:0 8px;border-radius:9px;color:#fff;font-weight:600"
+TONE_COLOURS = {"ok": "#2e7d32", "bad": "#c62828", "warn": "#ef6c00", "info": "#1565c0"}
+"""A badge is styled inline, not by the style sheet: JupyterLab drops ``<style>`` from a notebook opened with its
+saved outputs but keeps ``style`` attributes, so a badge keeps its colour there."""
+
+
+def badge(text: str, tone: str, colour: str | None = None) -> str:
+    """``text`` on the colour of ``tone`` (``ok``, ``bad``, ``warn``, ``info``), or on ``colour`` when given."""
+    background = colour or TONE_COLOURS.get(tone)
+    style = BADGE_STYLE + (f";background:{background}" if background else "")
+    return f'<span class="badge {esc(tone)}" style="{style}">{esc(text)}</span>'
 
 
 STATUS_TONES = {

@@ -25,6 +25,7 @@ from alp_nb.loops.simulator import Simulation, simulate
 from alp_nb.viz.html import STYLE, badge
 from alp_nb.viz.loop_contracts import TONES
 from alp_nb.viz.packet_documents import review_packet, review_packet_markdown
+from alp_nb.viz.terminal import plain_line
 from alp_nb.viz.views import render
 
 from .contract_fields import (
@@ -90,6 +91,13 @@ class ContractEditor(widgets.VBox):
         self.add_class("alp-contract-editor")
         self._show(FORM_FIELDS, self.contract.to_document())
         self._redraw()
+
+    def __repr__(self) -> str:
+        """What a page without the widget shows (GitHub, nbviewer): the contract and its lint tally in words."""
+        counts = {severity: sum(finding.severity == severity for finding in self.findings)
+                  for severity in ("error", "warning", "info")}
+        tally = ", ".join(f"{count} {severity}{'s' if count != 1 else ''}" for severity, count in counts.items())
+        return plain_line(f"ContractEditor: {self.contract.name} · lint {tally}")
 
     def set(self, path: str, value: Any) -> tuple[str, ...]:
         """Put ``value`` (plain JSON, as the contract's document holds it) at the JSON ``path``

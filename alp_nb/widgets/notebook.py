@@ -25,5 +25,5 @@ def shown_progress() -> Subscriber:
     from .run_progress import RunProgress
 
     progress = RunProgress()
-    show(progress)
+    progress.display_handle = show(progress, display_id=True)
     return progress

@@ -90,6 +90,10 @@ class RegistryExplorer(widgets.VBox):
         self._show_role()
         self._show_fields()
 
+    def __repr__(self) -> str:
+        """What a page without the widget shows (GitHub, nbviewer): the registry and the chosen role in words."""
+        return plain_line(f"RegistryExplorer: {len(tuple(self.registry))} roles, showing {self.role.value}")
+
     def field_controls(self, request_type: str) -> tuple[widgets.Widget, ...]:
         """The controls a request of ``request_type`` needs besides its actor."""
         return {

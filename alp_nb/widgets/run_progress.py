@@ -13,13 +13,19 @@ import ipywidgets as widgets
 
 from alp_nb.viz.html import esc
 from alp_nb.viz.runs import CallTally
+from alp_nb.viz.terminal import plain_line
 
 
 class RunProgress(widgets.VBox):
     """``bar`` counts finished calls of those started (cached ones too); ``phase`` names the current phase and
-    tells cached, failed and cancelled calls apart; ``status`` says how the run ended."""
+    tells cached, failed and cancelled calls apart; ``status`` says how the run ended. Its plain text (``repr``)
+    says the same in words: what a page without the widget (GitHub, nbviewer, a saved notebook) shows.
+    ``display_handle``, when the widget was shown with one, is updated as the run ends, so the saved output
+    holds the ending rather than "waiting for the run to start"."""
 
     def __init__(self) -> None:
+        self.display_handle: Any = None
+        self._words = ["waiting for the run to start"]
         self.tally = CallTally()
         self.bar = widgets.IntProgress(value=0, min=0, max=1, description="calls", bar_style="info")
         self.phase = widgets.HTML(value="waiting for the run to start")
@@ -35,6 +41,8 @@ class RunProgress(widgets.VBox):
         counts = ", ".join(f"{count} {name}" for count, name in
                            ((tally.cached, "cached"), (tally.failed, "failed"), (tally.cancelled, "cancelled"))
                            if count)
+        self._words = [f"phase {tally.phase}" if tally.phase else "",
+                       f"{tally.finished} of {tally.started} calls finished" + (f" ({counts})" if counts else "")]
         phase = f"phase <b>{esc(tally.phase)}</b> · " if tally.phase else ""
         self.phase.value = f"{phase}{tally.finished} of {tally.started} calls finished" + (
             f" ({esc(counts)})" if counts else "")
@@ -43,3 +51,10 @@ class RunProgress(widgets.VBox):
             self.bar.bar_style = {"completed": "success", "failed": "danger"}.get(ended, "warning")
             error = f": {esc(event['error'])}" if event.get("error") else ""
             self.status.value = f"run <code>{esc(event.get('runId') or '')}</code> {esc(ended)}{error}"
+            # widgets cut their plain text at 110 characters: how it ended first, the run id is in the run's view
+            self._words = [f"run {ended}", *self._words[1:], str(event["error"]) if error else ""]
+            if self.display_handle is not None:
+                self.display_handle.update(self)
+
+    def __repr__(self) -> str:
+        return plain_line(" · ".join(word for word in self._words if word))

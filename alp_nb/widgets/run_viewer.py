@@ -16,7 +16,8 @@ import ipywidgets as widgets
 from alp_nb.replay.record import RunRecord
 from alp_nb.runtime.run import WorkflowRun
 from alp_nb.runtime.store import RunStore, StoredRun
-from alp_nb.viz.html import STYLE, esc, table
+from alp_nb.viz.html import STYLE, badge, esc, table
+from alp_nb.viz.terminal import plain_line
 from alp_nb.viz.timeline import CallOutcome, Timeline
 from alp_nb.viz.timeline_layout import OUTCOME_STYLES, seconds
 from alp_nb.viz.timeline_picture import RunTimeline
@@ -98,6 +99,12 @@ class RunViewer(widgets.VBox):
         else:
             self.call.value = '<div class="alp muted">this run made no agent calls</div>'
 
+    def __repr__(self) -> str:
+        """What a page without the widget shows (GitHub, nbviewer): the call under the cursor in words."""
+        call = self.current
+        where = f"call {call.position} of {len(self.calls)}: {call.label} ({call.outcome})" if call else "no calls"
+        return plain_line(f"RunViewer: {where}")
+
     def _step(self, by: int) -> None:
         self.slider.value = min(max(self.slider.value + by, self.slider.min), self.slider.max)
 
@@ -127,7 +134,7 @@ class RunViewer(widgets.VBox):
 
 def _outcome_badge(outcome: CallOutcome) -> str:
     """The outcome in the timeline's colour for it, so the call reads the same here as on the picture."""
-    return f'<span class="badge" style="background:{OUTCOME_STYLES[outcome][0]}">{esc(outcome)}</span>'
+    return badge(outcome, "outcome", OUTCOME_STYLES[outcome][0])
 
 
 def _json_block(value: Any, limit: int) -> str:

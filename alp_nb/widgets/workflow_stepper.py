@@ -84,6 +84,11 @@ class WorkflowStepper(widgets.VBox):
         self.tool.observe(lambda _change: self._answer_tool(), names="value")
         self.refresh()
 
+    def __repr__(self) -> str:
+        """What a page without the widget shows (GitHub, nbviewer): the session in words."""
+        state, who = self.session.state, self.session.agent.id if self.session.agent else self.session.definition.id
+        return plain_line(f"WorkflowStepper: {who} at {state.current_state} ({state.status})")
+
     def transition(self, next_state: str | None = None) -> None:
         """Move to ``next_state`` (by default the single next state); a refusal is shown, not raised."""
         self._move(lambda: self.session.transition(next_state))
