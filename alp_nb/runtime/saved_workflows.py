@@ -9,6 +9,7 @@ import os
 import sys
 import traceback
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -98,8 +99,10 @@ DEFAULT_REGISTRY.register(SAMPLE_META, review_changes)
 def saved_workflow(*, name: str, description: str, phases: Sequence[str] = (), args: Mapping[str, Any] | None = None,
                    registry: WorkflowRegistry | None = None) -> Callable[[WorkflowScript], WorkflowScript]:
     """Register the decorated ``async def script(ctx, args)``; ``args`` is an optional JSON Schema its args must
-    match before it runs; ``registry=None`` means the default one."""
-    target = DEFAULT_REGISTRY if registry is None else registry
+    match before it runs; ``registry=None`` means the one ``load_workflow_file`` is loading into, else the
+    default one."""
+    loading = _LOADING_INTO.get()
+    target = registry if registry is not None else loading if loading is not None else DEFAULT_REGISTRY
 
     def register(fn: WorkflowScript) -> WorkflowScript:
         target.register({"name": name, "description": description, "phases": phases, "args": args}, fn)
@@ -112,18 +115,25 @@ def list_workflows(registry: WorkflowRegistry | None = None) -> tuple[WorkflowMe
     return (DEFAULT_REGISTRY if registry is None else registry).list()
 
 
-def load_workflow_file(path: str | os.PathLike[str]) -> tuple[str, ...]:
+_LOADING_INTO: ContextVar[WorkflowRegistry | None] = ContextVar("alp_nb_loading_into", default=None)
+"""The registry a workflow file is being loaded into, for the ``@saved_workflow`` calls that name none."""
+
+
+def load_workflow_file(path: str | os.PathLike[str], registry: WorkflowRegistry | None = None) -> tuple[str, ...]:
     """Run the Python file ``path``, which saves its workflows with ``@saved_workflow``, and return the names it
-    added to the default registry. INVALID_SCRIPT when it cannot be run (with the file and line of the error) or
-    saves no workflow."""
+    added to ``registry`` (the default one when None). A registry of your own holds an edited copy of a saved
+    workflow beside the original, under the same name. INVALID_SCRIPT when the file cannot be run (with its
+    line of the error) or saves no workflow."""
     path = Path(path)
-    before = set(DEFAULT_REGISTRY._saved)
+    target = DEFAULT_REGISTRY if registry is None else registry
+    before = set(target._saved)
     name = f"alp_nb_workflow_file_{hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None or not path.is_file():
         raise WorkflowInputError("INVALID_SCRIPT", f"cannot load workflow file {path}: not a Python file")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # inspect.getsource (the script's digest) looks modules up here
+    loading = _LOADING_INTO.set(target)
     try:
         spec.loader.exec_module(module)
     except WorkflowInputError:
@@ -135,7 +145,9 @@ def load_workflow_file(path: str | os.PathLike[str]) -> tuple[str, ...]:
         where = f" line {line}" if line else ""
         raise WorkflowInputError("INVALID_SCRIPT", f"cannot load workflow file {path}{where}: "
                                  f"{type(error).__name__}: {error}") from None
-    added = tuple(sorted(set(DEFAULT_REGISTRY._saved) - before))
+    finally:
+        _LOADING_INTO.reset(loading)
+    added = tuple(sorted(set(target._saved) - before))
     if not added:
         raise WorkflowInputError("INVALID_SCRIPT", f"workflow file {path} saves no workflow: decorate its script "
                                  "with @saved_workflow(name=..., description=...)")
