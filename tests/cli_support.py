@@ -31,3 +31,12 @@ def batch_script(folder: Path) -> str:
     path = folder / "batch_review.py"
     path.write_text(BATCH_SCRIPT)
     return str(path)
+
+
+def spent_batch_run(folder: Path, script: str) -> tuple[str, str, subprocess.CompletedProcess[str]]:
+    """``batch-review`` from ``script`` run out of a 30-token budget in a store under ``folder``: the store, the
+    run id and the command's result."""
+    store = str(folder / "runs")
+    ran = alp_nb("workflow", "run", "batch-review", "--script", script, "--args", '{"budget": 30}', "--store", store)
+    assert ran.returncode == 1, ran.stderr
+    return store, (folder / "runs" / "last_run.txt").read_text().strip(), ran

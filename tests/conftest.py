@@ -2,6 +2,8 @@
 
 import pytest
 
+from alp_nb.runtime import RunStore
+
 
 @pytest.fixture(autouse=True)
 def home(tmp_path, monkeypatch):
@@ -10,3 +12,9 @@ def home(tmp_path, monkeypatch):
     folder.mkdir()
     monkeypatch.setenv("HOME", str(folder))
     return folder
+
+
+@pytest.fixture
+def store(tmp_path):
+    """A run store of the test's own (a test that needs another kind of store names it otherwise)."""
+    return RunStore(tmp_path / "runs")

@@ -38,6 +38,16 @@ SUPPORT = __file__
 OK_SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
 
 
+REVIEW_CHANGES = {"changes": "rename parse() to load()"}
+"""The args the replay, picture and viewer tests give ``review-changes``."""
+
+
+def review(store, resume=None, runner=None):
+    """``review-changes`` on REVIEW_CHANGES with the mock runner (or ``runner``), or the resume of run ``resume``."""
+    return asyncio.run(run_workflow("review-changes", None if resume else REVIEW_CHANGES, resume, store=store,
+                                    runner=MockAgentRunner() if runner is None else runner))
+
+
 def launch(name, store, workflows=None, args=None, resume=None, **options):
     """Run (or resume) ``name`` from this module's registry, or ``workflows``, to completion."""
     workflows = registry() if workflows is None else workflows

@@ -7,17 +7,10 @@ from __future__ import annotations
 import os
 import re
 
-import pytest
 from runtime_support import FailingRunner, launch
 from s16_support import CRASH, CRASHED_CALLS, write_s16_run
 
 from alp_nb.cli import COMMAND_GROUPS, main
-from alp_nb.runtime import RunStore
-
-
-@pytest.fixture
-def store(tmp_path):
-    return RunStore(tmp_path / "runs")
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:

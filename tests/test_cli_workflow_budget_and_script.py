@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from cli_support import alp_nb, batch_script
+from cli_support import alp_nb, batch_script, spent_batch_run
 
 
 @pytest.fixture
@@ -15,10 +15,7 @@ def script(tmp_path):
 
 
 def test_a_run_out_of_budget_is_told_to_raise_it_and_finishes_once_raised(tmp_path, script):
-    store = str(tmp_path / "runs")
-    ran = alp_nb("workflow", "run", "batch-review", "--script", script, "--args", '{"budget": 30}', "--store", store)
-    assert ran.returncode == 1, ran.stderr
-    run_id = (tmp_path / "runs" / "last_run.txt").read_text().strip()
+    store, run_id, ran = spent_batch_run(tmp_path, script)
     budget_line = next(line for line in ran.stdout.splitlines() if line.startswith("BUDGET"))
     assert budget_line.startswith("BUDGET     33 of 30 tokens spent; to go on, raise it: ")
     assert budget_line.endswith(f"alp-nb workflow resume {run_id} --store {store} --script {script} --budget N "

@@ -7,7 +7,7 @@ import asyncio
 import re
 
 import pytest
-from cli_support import alp_nb, batch_script
+from cli_support import alp_nb, batch_script, spent_batch_run
 from runtime_support import FailingRunner
 
 from alp_nb.cli import main
@@ -45,10 +45,7 @@ def script(tmp_path):
 
 
 def test_workflow_plan_with_script_plans_a_workflow_kept_in_a_file_and_names_the_budget_to_raise(tmp_path, script):
-    store = str(tmp_path / "runs")
-    ran = alp_nb("workflow", "run", "batch-review", "--script", script, "--args", '{"budget": 30}', "--store", store)
-    assert ran.returncode == 1, ran.stderr
-    run_id = (tmp_path / "runs" / "last_run.txt").read_text().strip()
+    store, run_id, _ = spent_batch_run(tmp_path, script)
 
     planned = alp_nb("workflow", "plan", run_id, "--store", store, "--script", script)
     assert planned.returncode == 0, planned.stderr

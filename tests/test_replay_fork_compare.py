@@ -5,24 +5,12 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
-from runtime_support import launch, registry
+from runtime_support import REVIEW_CHANGES as CHANGES, launch, registry, review
 
 from alp_nb.cli import main
 from alp_nb.replay import compare_runs, fork_run, load_run
-from alp_nb.runtime import MockAgentRunner, RunStore, run_workflow
+from alp_nb.runtime import MockAgentRunner, run_workflow
 from alp_nb.viz.views import render
-
-CHANGES = {"changes": "rename parse() to load()"}
-
-
-@pytest.fixture
-def store(tmp_path):
-    return RunStore(tmp_path / "runs")
-
-
-def review(store):
-    return asyncio.run(run_workflow("review-changes", CHANGES, store=store))
 
 
 def test_a_fork_with_one_answer_replaced_reruns_only_the_calls_that_depend_on_it(store):

@@ -16,11 +16,6 @@ from alp_nb.replay import RUN_LIST_COLUMNS, ReplayError, list_runs
 from alp_nb.runtime import RunStore
 
 
-@pytest.fixture
-def store(tmp_path):
-    return RunStore(tmp_path / "runs")
-
-
 def age(store: RunStore, run_id: str, seconds: float) -> None:
     """Set every file of ``run_id`` to ``seconds`` after the epoch (so the order of the list is known)."""
     for path in store.root.glob(f"{run_id}.*"):

@@ -27,11 +27,6 @@ from alp_nb.replay import JOURNAL_COLUMNS, ReplayError, RunRecord, load_run
 from alp_nb.runtime import MockAgentRunner, RunnerOutput, RunStore, WorkflowInputError
 
 
-@pytest.fixture
-def store(tmp_path):
-    return RunStore(tmp_path / "runs")
-
-
 def rows(record: RunRecord, *columns: str) -> list[tuple]:
     return list(record.journal[list(columns)].itertuples(index=False, name=None))
 

@@ -28,7 +28,6 @@ from alp_nb.replay.plan import PLAN_COLUMNS, UNUSED_COLUMNS
 from alp_nb.runtime import (
     Fork,
     RunnerOutput,
-    RunStore,
     WorkflowInputError,
     WorkflowRegistry,
     attempt as attempt_module,
@@ -44,12 +43,6 @@ VERIFY_LABELS = {"correctness": ("verify:correctness:title-64", "verify:correctn
                  "performance": ("verify:performance:title-5030", "verify:performance:title-3364"),
                  "maintainability": ("verify:maintainability:title-5091",)}
 AUDITS = tuple(f"audit:{dimension}" for dimension in VERIFY_LABELS)
-
-
-@pytest.fixture
-def store(tmp_path):
-    return RunStore(tmp_path / "runs")
-
 
 
 def review(store, fail):

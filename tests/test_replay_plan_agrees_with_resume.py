@@ -9,14 +9,9 @@ import pytest
 from runtime_support import FailingRunner, launch
 
 from alp_nb.replay import ResumePlan, plan_resume
-from alp_nb.runtime import RunStore, WorkflowRegistry, run_workflow
+from alp_nb.runtime import WorkflowRegistry, run_workflow
 
 CHANGES = {"changes": "rename parse() to load()"}
-
-
-@pytest.fixture
-def store(tmp_path):
-    return RunStore(tmp_path / "runs")
 
 
 def assert_agree(plan: ResumePlan, real: list) -> None:

@@ -13,17 +13,11 @@ from runtime_support import FailingRunner, asks_new_questions, asks_old_question
 
 from alp_nb.replay import ReplayError, plan_resume
 from alp_nb.replay.plan import PLAN_PAGE_SIZE
-from alp_nb.runtime import RunStore, run_workflow
+from alp_nb.runtime import run_workflow
 from alp_nb.viz import render
 from alp_nb.viz.plans import resume_plan_html, resume_plan_text
 
 HOSTILE = "<script>alert(1)</script>\u202e\x1b[2J"
-
-
-@pytest.fixture
-def store(tmp_path):
-    return RunStore(tmp_path / "runs")
-
 
 
 @pytest.fixture

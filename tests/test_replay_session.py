@@ -7,15 +7,13 @@ import asyncio
 import inspect
 
 import pytest
-from runtime_support import FailingRunner
+from runtime_support import FailingRunner, review
 
 from alp_nb.base.frozen import thaw
 from alp_nb.replay import ReplayError, ReplaySession, load_run
-from alp_nb.runtime import MockAgentRunner, RunStore, WorkflowInputError, WorkflowRegistry, read_journal, run_workflow
+from alp_nb.runtime import MockAgentRunner, WorkflowInputError, WorkflowRegistry, read_journal, run_workflow
 from alp_nb.runtime.sample import FINDINGS_SCHEMA, SAMPLE_META, VERDICT_SCHEMA
 from alp_nb.viz.views import render
-
-CHANGES = {"changes": "rename parse() to load()"}
 
 
 class NoModel:
@@ -25,15 +23,6 @@ class NoModel:
 
     def run(self, prompt, schema=None, label=""):
         raise AssertionError(f"a replay called a model for {label}")
-
-
-@pytest.fixture
-def store(tmp_path):
-    return RunStore(tmp_path / "runs")
-
-
-def review(store, runner=None):
-    return asyncio.run(run_workflow("review-changes", CHANGES, store=store, runner=runner or MockAgentRunner()))
 
 
 async def edited_review(ctx, args):
@@ -122,7 +111,7 @@ def test_a_deliberately_edited_script_produces_the_expected_divergence_report(st
 
 
 def test_a_replay_answers_what_the_journal_lacks_with_stand_ins_unless_given_a_runner(store):
-    run = review(store, FailingRunner({"audit:security"}))
+    run = review(store, runner=FailingRunner({"audit:security"}))
     assert run.status == "failed"
     stand_ins = ReplaySession(run)
     stand_ins.run_to_end()

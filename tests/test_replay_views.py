@@ -23,11 +23,6 @@ from alp_nb.widgets import RunViewer
 HOSTILE = '<script>alert(1)</script>"><img src=x onerror=y>\u202eevil\x1b[2J'
 
 
-@pytest.fixture
-def store(tmp_path):
-    return RunStore(tmp_path / "runs")
-
-
 def hostile_failure(store):
     """A run whose phase, label, prompt and value carry markup and whose failure reason does too."""
     async def script(ctx, args):

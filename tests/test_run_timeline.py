@@ -3,7 +3,6 @@ matplotlib, as SVG and as text, the same calls in each, however hostile the labe
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from collections import Counter
@@ -11,9 +10,9 @@ from xml.etree import ElementTree
 
 import matplotlib
 import pytest
-from runtime_support import OK_SCHEMA, SiblingFailure, run_script
+from runtime_support import OK_SCHEMA, SiblingFailure, review, run_script
 
-from alp_nb.runtime import MockAgentRunner, RunnerOutput, RunStore, run_workflow
+from alp_nb.runtime import MockAgentRunner, RunnerOutput
 from alp_nb.viz import VizError
 from alp_nb.viz.timeline import CALL_OUTCOMES, NO_PHASE, CallSpan, PhaseTokens, Timeline, timeline_from, timeline_of
 from alp_nb.viz.timeline_layout import MAX_BARS, MAX_LANES, MAX_ROWS, timeline_layout
@@ -22,18 +21,7 @@ from alp_nb.viz.views import formats_of, render
 
 matplotlib.use("Agg")
 SVG = "{http://www.w3.org/2000/svg}"
-CHANGES = {"changes": "rename parse() to load()"}
 HOSTILE = ['<script>alert(1)</script>', '"><img onerror=x>', "</svg>", "]]>", "right\u202eto-left", "zero\u200bwidth"]
-
-
-@pytest.fixture
-def store(tmp_path):
-    return RunStore(tmp_path / "runs")
-
-
-def review(store, resume=None):
-    return asyncio.run(run_workflow("review-changes", None if resume else CHANGES, resume, store=store,
-                                    runner=MockAgentRunner()))
 
 
 def outcomes(timeline):

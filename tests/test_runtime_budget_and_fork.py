@@ -7,13 +7,8 @@ import asyncio
 import pytest
 from runtime_support import launch, registry
 
-from alp_nb.runtime import MockAgentRunner, RunStore, WorkflowInputError, read_journal, run_workflow
+from alp_nb.runtime import MockAgentRunner, WorkflowInputError, read_journal, run_workflow
 from alp_nb.runtime.fork import Fork
-
-
-@pytest.fixture
-def store(tmp_path):
-    return RunStore(tmp_path / "runs")
 
 
 def spent_out(store):

@@ -5,16 +5,10 @@ from __future__ import annotations
 import asyncio
 import warnings
 
-import pytest
 from runtime_support import FailingRunner, asks_new_questions, asks_old_questions, launch, one_workflow, registry
 
-from alp_nb.runtime import DEFAULT_REGISTRY, MockAgentRunner, RunStore, read_journal, run_workflow
+from alp_nb.runtime import DEFAULT_REGISTRY, MockAgentRunner, read_journal, run_workflow
 from alp_nb.runtime.dry_runs import StandInRunner, dry_run, journal_match
-
-
-@pytest.fixture
-def store(tmp_path):
-    return RunStore(tmp_path / "runs")
 
 
 def watched(name, store, workflows=None, **options):

@@ -23,12 +23,6 @@ from alp_nb.runtime.runners import mock_value
 OBJECT_SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
 
 
-@pytest.fixture
-def store(tmp_path):
-    return RunStore(tmp_path / "runs")
-
-
-
 def run(name, store, workflows, **options):
     return asyncio.run(run_workflow(name, store=store, registry=workflows, **options))
 

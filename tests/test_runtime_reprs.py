@@ -15,7 +15,6 @@ from alp_nb.runtime import (
     MockAgentRunner,
     PhaseProgress,
     RunSnapshot,
-    RunStore,
     Usage,
     UsageReport,
     WorkflowInputError,
@@ -47,11 +46,6 @@ def assert_escaped(html: str) -> None:
 def snapshot(status="completed", **fields) -> RunSnapshot:
     return RunSnapshot(run_id="wf_demo_0123456789abcdef", task_id="local_workflow_wf_demo_0123456789abcdef",
                        workflow_name="demo", status=status, **fields)
-
-
-@pytest.fixture
-def store(tmp_path):
-    return RunStore(tmp_path / "runs")
 
 
 @pytest.fixture

@@ -19,11 +19,6 @@ from alp_nb.runtime import (
 )
 
 
-@pytest.fixture
-def store(tmp_path):
-    return RunStore(tmp_path / "runs")
-
-
 def agent_statuses(store, run_id, attempt_events_after=0):
     lines = store.paths(run_id).events.read_text().splitlines()[attempt_events_after:]
     return [(event["label"], event["status"]) for event in map(json.loads, lines)

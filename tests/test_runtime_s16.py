@@ -26,11 +26,6 @@ from alp_nb.runtime import (
 from alp_nb.runtime.runners import mock_value
 
 
-@pytest.fixture
-def store(tmp_path):
-    return RunStore(tmp_path / "runs")
-
-
 def journal_labels(store, run_id):
     return [json.loads(line)["label"] for line in store.paths(run_id).journal.read_text().splitlines()]
 

@@ -13,11 +13,6 @@ from alp_nb.runtime import RunStore, WorkflowInputError
 from alp_nb.runtime.keys import RUN_ID_RE
 
 
-@pytest.fixture
-def store(tmp_path):
-    return RunStore(tmp_path / "runs")
-
-
 def test_a_run_writes_snapshot_journal_events_output_lock_and_last_run_pointer(store):
     result = launch("sequence", store)
     run_id = result.run_id

@@ -10,13 +10,8 @@ import threading
 import pytest
 from runtime_support import registry
 
-from alp_nb.runtime import MockAgentRunner, RunStore, run_workflow_sync
+from alp_nb.runtime import MockAgentRunner, run_workflow_sync
 from alp_nb.runtime.progress import show_progress_with
-
-
-@pytest.fixture
-def store(tmp_path):
-    return RunStore(tmp_path / "runs")
 
 
 def test_inside_a_running_loop_the_run_has_a_loop_of_its_own_and_the_callers_queued_work_waits(store):

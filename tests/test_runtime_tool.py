@@ -24,11 +24,6 @@ from alp_nb.runtime import (
 from alp_nb.runtime.sample import VERDICT_SCHEMA
 
 
-@pytest.fixture
-def store(tmp_path):
-    return RunStore(tmp_path / "runs")
-
-
 def tool(tool_input, store, **options):
     return asyncio.run(call_workflow_tool(tool_input, store=store, registry=registry(), **options))
 

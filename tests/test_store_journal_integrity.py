@@ -14,11 +14,6 @@ from alp_nb.cli import main
 from alp_nb.runtime import MockAgentRunner, RunnerOutput, RunStore, WorkflowInputError, read_journal
 
 
-@pytest.fixture
-def store(tmp_path):
-    return RunStore(tmp_path / "runs")
-
-
 def lines_of(store, run_id):
     return store.paths(run_id).journal.read_text().splitlines(keepends=True)
 

@@ -4,15 +4,14 @@ redraws only small things, never the timeline or the list of calls."""
 
 from __future__ import annotations
 
-import asyncio
 import re
 from xml.etree import ElementTree
 
 import pytest
-from runtime_support import SiblingFailure, run_script
+from runtime_support import SiblingFailure, review, run_script
 from widget_support import html_values
 
-from alp_nb.runtime import AnthropicAgentRunner, MockAgentRunner, RunnerOutput, RunStore, run_workflow
+from alp_nb.runtime import AnthropicAgentRunner, MockAgentRunner, RunnerOutput, RunStore
 from alp_nb.viz import timeline_layout as layout_module, timeline_picture, timeline_svg
 from alp_nb.viz.timeline import CallSpan, Timeline, timeline_of
 from alp_nb.viz.timeline_layout import MAX_BARS, timeline_layout
@@ -23,19 +22,8 @@ from alp_nb.widgets.run_calls import RunCalls
 from alp_nb.widgets.run_viewer import NEARBY
 
 SVG = "{http://www.w3.org/2000/svg}"
-CHANGES = {"changes": "rename parse() to load()"}
 HOSTILE = ['<script>alert(1)</script>', '"><img onerror=x>', "</svg>", "right\u202eto-left", "zero\u200bwidth"]
 BIG = 10_000
-
-
-@pytest.fixture
-def store(tmp_path):
-    return RunStore(tmp_path / "runs")
-
-
-def review(store, resume=None):
-    return asyncio.run(run_workflow("review-changes", None if resume else CHANGES, resume, store=store,
-                                    runner=MockAgentRunner()))
 
 
 def failed_run(store):

@@ -37,7 +37,7 @@ from .effects import (
     effect_kind,
     external_effects,
 )
-from .loop_contract import TEMPLATE_MARK, LoopContract, json_path
+from .loop_contract import TEMPLATE_MARK, LoopContract, json_path, normalized
 
 Severity = Literal["error", "warning", "info"]
 Hit = tuple[str, str]
@@ -75,11 +75,6 @@ def _rule(rule_id: str, severity: Severity, summary: str, rationale: str, hint: 
         _RULES.append(LintRule(rule_id, severity, summary, rationale, hint, check, reads, pair, looked_for))
         return check
     return register
-
-
-def _norm(text: str) -> str:
-    """Case, spacing and surrounding punctuation ignored: ``" Delete tests."`` equals ``"delete tests"``."""
-    return " ".join(text.casefold().split()).strip(" .;:!,")
 
 
 class Words:
@@ -187,7 +182,7 @@ PLACEHOLDERS = frozenset({"tbd", "tba", "todo", "fixme", "xxx", "n/a", "na", "no
        "Write the actual decision, or the reason the part does not apply.")
 def placeholders(contract: LoopContract) -> Iterator[Hit]:
     for path, text in _strings(contract.to_document()):
-        if _norm(text) in PLACEHOLDERS or not _norm(text):
+        if normalized(text) in PLACEHOLDERS or not normalized(text):
             yield path, f"{text!r} is a placeholder"
 
 
@@ -208,9 +203,9 @@ def unanswered_template(contract: LoopContract) -> Iterator[Hit]:
        "The permission boundary becomes undefined.",
        "Keep the action in one list only.")
 def allowed_and_disallowed(contract: LoopContract) -> Iterator[Hit]:
-    allowed = {_norm(action) for action in contract.workspace.allowed_actions}
+    allowed = {normalized(action) for action in contract.workspace.allowed_actions}
     for index, action in enumerate(contract.workspace.disallowed_actions):
-        if _norm(action) in allowed:
+        if normalized(action) in allowed:
             yield f"workspace.disallowed_actions[{index}]", f"{action!r} is also an allowed action"
 
 
@@ -235,7 +230,7 @@ def no_disallowed_actions(contract: LoopContract) -> Iterator[Hit]:
        "Phrase success as gate evidence and stop as budget spent, repeated failure or blocked.",
        pair="success ↔ stop-without-success")
 def identical_exits(contract: LoopContract) -> Iterator[Hit]:
-    if _norm(contract.exit.success) == _norm(contract.exit.stop_without_success):
+    if normalized(contract.exit.success) == normalized(contract.exit.stop_without_success):
         yield "exit.stop_without_success", "the stop condition is the success condition"
 
 
@@ -254,7 +249,7 @@ NAMED_DESTINATION = Words("owner*", "channel*", "issue*", "queue*", "pager*", "p
        looked_for=f"{NAMED_DESTINATION}, a #channel, an @handle")
 def vague_destination(contract: LoopContract) -> Iterator[Hit]:
     destination = contract.escalation.destination
-    if _norm(destination) in GENERIC_DESTINATIONS:
+    if normalized(destination) in GENERIC_DESTINATIONS:
         yield "escalation.destination", f"{destination!r} names nobody in particular"
     elif not NAMED_DESTINATION.search(destination) and "#" not in destination and "@" not in destination:
         yield "escalation.destination", f"{destination!r} names no owner, channel, issue, queue or pager"
@@ -266,7 +261,7 @@ def vague_destination(contract: LoopContract) -> Iterator[Hit]:
 def shared_roles(contract: LoopContract) -> Iterator[Hit]:
     seen: dict[str, int] = {}
     for index, agent in enumerate(contract.agents):
-        role = _norm(agent.role)
+        role = normalized(agent.role)
         if role in seen:
             yield f"agents[{index}].role", f"role {agent.role!r} is also agents[{seen[role]}]"
         seen.setdefault(role, index)
@@ -279,9 +274,9 @@ def repeated_entries(contract: LoopContract) -> Iterator[Hit]:
     for part, key in STRING_ARRAYS:
         seen: dict[str, int] = {}
         for index, text in enumerate(getattr(getattr(contract, part), key)):
-            if _norm(text) in seen:
-                yield f"{part}.{key}[{index}]", f"{text!r} repeats {part}.{key}[{seen[_norm(text)]}]"
-            seen.setdefault(_norm(text), index)
+            if normalized(text) in seen:
+                yield f"{part}.{key}[{index}]", f"{text!r} repeats {part}.{key}[{seen[normalized(text)]}]"
+            seen.setdefault(normalized(text), index)
 
 
 @_rule("LC017", "warning", "context.required_files and context.runtime_sources are both empty.",

@@ -295,6 +295,12 @@ def write_contract_file(path: str | Path, text: str) -> None:
         raise LoopContractError("CONTRACT_UNWRITABLE", f"{path}: cannot write ({error.strerror or error})") from None
 
 
+def normalized(text: str) -> str:
+    """A contract's text as two of its texts are compared: case, spacing and surrounding punctuation ignored
+    (``" Delete tests."`` is ``"delete tests"``)."""
+    return " ".join(text.casefold().split()).strip(" .;:!,")
+
+
 def json_path(location: tuple[str | int, ...]) -> str:
     """``("agents", 0, "role")`` → ``agents[0].role``; the document itself is ``$``."""
     text = ""

@@ -35,7 +35,7 @@ from .decision import BudgetState, Evidence, LoopState, Outcome, Record, decide,
 from .effects import EffectCap, effect_caps, effect_kind, external_effects
 from .errors import LoopContractError
 from .injections import FAILURE_INJECTIONS, scenarios_for
-from .loop_contract import LoopContract
+from .loop_contract import LoopContract, normalized
 from .receipts import Receipt, make_receipt, receipt_owner
 from .scenario import Scenario, ScriptedAttempt
 
@@ -196,7 +196,8 @@ class _Run:
     def _disallowed(self, action: str) -> Evidence | None:
         """The evidence of a refused attempt when ``action`` is one the contract disallows, else None."""
         for index, disallowed in enumerate(self.contract.workspace.disallowed_actions):
-            if _norm(disallowed) == _norm(action) or (_norm(disallowed) and _norm(disallowed) in _norm(action)):
+            forbidden, proposed = normalized(disallowed), normalized(action)
+            if forbidden == proposed or (forbidden and forbidden in proposed):
                 self.refused.append(action)
                 return Evidence(summary=f"the attempt set out to `{action}` and was stopped at the boundary",
                                 requires_authority=True,
@@ -303,10 +304,6 @@ class _Run:
 
     def _now(self) -> datetime:
         return self.start + timedelta(minutes=self.budget.minutes_used)
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.casefold().split()).strip(" .;:!,")
 
 
 def _scenario(contract: LoopContract, scenario: Scenario | str) -> Scenario:

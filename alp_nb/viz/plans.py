@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from alp_nb.replay.plan import LIVE, PLAN_PAGE_SIZE
 
-from .html import badge, block, esc, status_badge, table
+from .html import TONE_COLOURS, badge, block, esc, status_badge, table
 from .runs import clip
 from .terminal import plain_line
 
@@ -157,8 +157,8 @@ def resume_plan_text(plan: ResumePlan, *, every_call: bool = False, show_warning
 # --- HTML -------------------------------------------------------------------------------------------------------
 
 
-def _box(tone: str, colour: str, title: str, text: str) -> str:
-    return (f'<div style="{BOX.format(colour=colour)}">{badge(title, tone)} '
+def _box(tone: str, title: str, text: str) -> str:
+    return (f'<div style="{BOX.format(colour=TONE_COLOURS[tone])}">{badge(title, tone)} '
             f'<span style="white-space:pre-wrap">{esc(text)}</span></div>')
 
 
@@ -168,19 +168,19 @@ def resume_plan_html(plan: ResumePlan) -> str:
     is the whole table), live ones with their reason, and the journaled calls no longer asked for."""
     parts = []
     if plan.warning:
-        parts.append(_box("bad", "#c62828", "script differs", plan.warning))
+        parts.append(_box("bad", "script differs", plan.warning))
     parts.append(f"<div><b>Resume plan</b> <code>{esc(plan.run_id)}</code> {esc(plan.workflow)} "
                  f"{status_badge(plan.run_status)}"
                  + (f' <span class="muted">{esc(_run_status(plan))}</span>' if plan.run_status == "running" else "")
                  + "</div>")
     if plan.refusal:
-        parts.append(_box("bad", "#c62828", "refused", plan.refusal))
+        parts.append(_box("bad", "refused", plan.refusal))
     parts.append(f"<div><b>{esc(_totals(plan))}</b></div>"
                  f'<div><span class="muted">budget</span> {esc(_budget(plan))}</div>'
                  f'<div><span class="muted">journal</span> {esc(_journal(plan))}</div>')
     ended = _dry_run(plan)
     if ended:
-        parts.append(_box("warn", "#ef6c00", "dry run", ended))
+        parts.append(_box("warn", "dry run", ended))
     parts += [f'<div>{badge("warning", "warn")} {esc(warning)}</div>' for warning in plan.warnings]
     rows = _rows(plan)
     parts.append(f'<div class="muted">{esc(_caption(plan, len(rows)))}</div>')

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from alp_nb.base.frozen import thaw
 from alp_nb.runtime.store import JOURNAL_PAGE_SIZE
 
-from .html import badge, block, esc, status_badge, table
+from .html import TONE_COLOURS, badge, block, esc, status_badge, table
 from .terminal import plain
 
 if TYPE_CHECKING:
@@ -86,7 +86,8 @@ def error_html(error: str | None) -> str:
     """The failure reason, in red under the status line (nothing when there is none)."""
     if not error:
         return ""
-    return (f'<div style="border-left:4px solid #c62828;padding:2px 8px;margin:4px 0">{badge("error", "bad")} '
+    return (f'<div style="border-left:4px solid {TONE_COLOURS["bad"]};padding:2px 8px;margin:4px 0">'
+            f'{badge("error", "bad")} '
             f'<code style="white-space:pre-wrap">{esc(error)}</code></div>')
 
 
@@ -293,12 +294,17 @@ class CallTally:
         self.failed += status == "failed"
         self.cancelled += status == "cancelled"
 
+    @property
+    def details(self) -> str:
+        """``2 cached, 1 failed``: the finished calls that were not simply done, empty when there are none."""
+        return ", ".join(f"{count} {name}" for count, name in ((self.cached, "cached"), (self.failed, "failed"),
+                                                                (self.cancelled, "cancelled")) if count)
+
 
 def progress_bar(tally: CallTally, width: int = BAR_WIDTH) -> str:
     """``[#####·····] 5/9 calls (2 cached) · Verify``: finished calls of those started so far."""
     filled = width * tally.finished // tally.started if tally.started else 0
-    details = ", ".join(f"{count} {name}" for count, name in ((tally.cached, "cached"), (tally.failed, "failed"),
-                                                              (tally.cancelled, "cancelled")) if count)
+    details = tally.details
     phase = f" · {plain(tally.phase)}" if tally.phase else ""
     return (f"[{'#' * filled}{'·' * (width - filled)}] {tally.finished}/{tally.started} calls"
             f"{f' ({details})' if details else ''}{phase}")

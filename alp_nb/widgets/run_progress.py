@@ -25,10 +25,10 @@ class RunProgress(widgets.VBox):
 
     def __init__(self) -> None:
         self.display_handle: Any = None
-        self._words = ["waiting for the run to start"]
+        self._ending: tuple[str, str] | None = None  # (how the run ended, its error), once it has
         self.tally = CallTally()
         self.bar = widgets.IntProgress(value=0, min=0, max=1, description="calls", bar_style="info")
-        self.phase = widgets.HTML(value="waiting for the run to start")
+        self.phase = widgets.HTML(value=WAITING)
         self.status = widgets.HTML(value="")
         super().__init__([self.bar, self.phase, self.status])
         self.add_class("alp-run-progress")
@@ -38,23 +38,31 @@ class RunProgress(widgets.VBox):
         tally = self.tally
         self.bar.max = max(tally.started, 1)
         self.bar.value = tally.finished
-        counts = ", ".join(f"{count} {name}" for count, name in
-                           ((tally.cached, "cached"), (tally.failed, "failed"), (tally.cancelled, "cancelled"))
-                           if count)
-        self._words = [f"phase {tally.phase}" if tally.phase else "",
-                       f"{tally.finished} of {tally.started} calls finished" + (f" ({counts})" if counts else "")]
         phase = f"phase <b>{esc(tally.phase)}</b> · " if tally.phase else ""
-        self.phase.value = f"{phase}{tally.finished} of {tally.started} calls finished" + (
-            f" ({esc(counts)})" if counts else "")
+        self.phase.value = phase + esc(_finished(tally))
         if event.get("type") == "task_notification":
-            ended = event.get("status", "")
+            ended, error = event.get("status", ""), str(event.get("error") or "")
             self.bar.bar_style = {"completed": "success", "failed": "danger"}.get(ended, "warning")
-            error = f": {esc(event['error'])}" if event.get("error") else ""
-            self.status.value = f"run <code>{esc(event.get('runId') or '')}</code> {esc(ended)}{error}"
-            # widgets cut their plain text at 110 characters: how it ended first, the run id is in the run's view
-            self._words = [f"run {ended}", *self._words[1:], str(event["error"]) if error else ""]
+            self.status.value = (f"run <code>{esc(event.get('runId') or '')}</code> {esc(ended)}"
+                                 + (f": {esc(error)}" if error else ""))
+            self._ending = (ended, error)
             if self.display_handle is not None:
                 self.display_handle.update(self)
 
     def __repr__(self) -> str:
-        return plain_line(" · ".join(word for word in self._words if word))
+        if self.phase.value == WAITING:
+            return WAITING
+        # widgets cut their plain text at 110 characters: how it ended first, the run id is in the run's view
+        if self._ending is not None:
+            words = [f"run {self._ending[0]}", _finished(self.tally), self._ending[1]]
+        else:
+            words = [f"phase {self.tally.phase}" if self.tally.phase else "", _finished(self.tally)]
+        return plain_line(" · ".join(word for word in words if word))
+
+
+WAITING = "waiting for the run to start"
+
+
+def _finished(tally: CallTally) -> str:
+    """``5 of 9 calls finished (2 cached)``."""
+    return f"{tally.finished} of {tally.started} calls finished" + (f" ({tally.details})" if tally.details else "")
