@@ -7,10 +7,33 @@ IPython or Jupyter it also registers, by name, how every core object is shown
 (``alp_nb.viz.display``), so the core layers hold no display code.
 """
 
+import _signal  # type: ignore[import-not-found]  # CPython's built-in half of ``signal``, which typeshed leaves out: it loads at once, ``signal`` takes milliseconds
+import os  # already imported by Python's start
 import sys
-from typing import TYPE_CHECKING
 
-from alp_nb.base.lazy import lazy_exports
+
+def _quiet_interrupt_while_the_command_starts() -> None:
+    """In the ``alp-nb`` command (its script, or ``python -m alp_nb``), a Ctrl-C that lands while the command's
+    modules import, before ``alp_nb.cli.main`` takes over, prints one line and exits 130, as it does once the
+    command runs; ``main`` gives Python its own handler back first thing. Anything earlier is Python's own
+    start-up, before any code of alp_nb runs."""
+    argv = sys.orig_argv
+    command = os.path.basename(sys.argv[0]) == "alp-nb" or (
+        "-m" in argv[:-1] and argv[argv.index("-m") + 1] == "alp_nb")
+    if command and _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
+        _signal.signal(_signal.SIGINT, _interrupted_while_starting)
+
+
+def _interrupted_while_starting(signum: int, frame: object) -> None:
+    os.write(2, b"alp-nb: interrupted\n")
+    os._exit(130)
+
+
+_quiet_interrupt_while_the_command_starts()
+
+from typing import TYPE_CHECKING  # noqa: E402 (after the interrupt handler: nothing may import before it)
+
+from alp_nb.base.lazy import lazy_exports  # noqa: E402 (see above)
 
 if TYPE_CHECKING:
     from .agents import (
@@ -63,26 +86,42 @@ if TYPE_CHECKING:
         RECEIPT_FIELDS as RECEIPT_FIELDS,
         REVIEWERS as REVIEWERS,
         BudgetState as BudgetState,
+        ContractDiff as ContractDiff,
         EffectCap as EffectCap,
         Evidence as Evidence,
+        Expectations as Expectations,
         Finding as Finding,
         Findings as Findings,
+        Firing as Firing,
+        FiringItem as FiringItem,
+        FiringSimulation as FiringSimulation,
+        Grades as Grades,
+        LearnedFindings as LearnedFindings,
         LintRule as LintRule,
         LoopContract as LoopContract,
         LoopContractError as LoopContractError,
         LoopState as LoopState,
+        ReceiptRecord as ReceiptRecord,
         ReviewPacket as ReviewPacket,
         Scenario as Scenario,
         ScriptedAttempt as ScriptedAttempt,
         Simulation as Simulation,
         decide as decide,
+        diff_contracts as diff_contracts,
         effect_caps as effect_caps,
         external_effects as external_effects,
         failure_signature as failure_signature,
+        firings_for as firings_for,
+        grade as grade,
+        learn_from_receipts as learn_from_receipts,
         lint_contract as lint_contract,
         make_receipt as make_receipt,
+        read_receipt_log as read_receipt_log,
+        receipt_records as receipt_records,
         scenarios_for as scenarios_for,
         simulate as simulate,
+        simulate_firing as simulate_firing,
+        write_receipt_log as write_receipt_log,
     )
     from .replay import (
         JOURNAL_COLUMNS as JOURNAL_COLUMNS,

@@ -1,7 +1,7 @@
 """``python -m alp_nb``: the ``alp-nb`` command.
 
-``main`` turns a Ctrl-C into one line and exit 130. One that lands before ``main`` is called (while Python
-starts and imports ``alp_nb.cli``) still ends in Python's own traceback: nothing of alp_nb runs yet to catch it.
+A Ctrl-C prints one line and exits 130 from the first statement of ``alp_nb`` on (see ``alp_nb.__init__``);
+only Python's own start, before any code of alp_nb runs, is beyond reach.
 """
 
 import sys

@@ -10,9 +10,11 @@ Also runnable as a script (the crash-safety and command-line tests start it in a
 from __future__ import annotations
 
 import asyncio
+import errno
 import hashlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -34,6 +36,8 @@ HANG_AFTER = 100
 KILLED_AFTER = 4
 RETRY_BUDGET = 50
 RETRY_TOKENS = 20
+KILL_BUDGET = 100
+TOKENS_EACH = 10
 SUPPORT = __file__
 OK_SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
 
@@ -54,11 +58,36 @@ def launch(name, store, workflows=None, args=None, resume=None, **options):
     return asyncio.run(run_workflow(name, args, resume, store=store, registry=workflows, **options))
 
 
+def journal_records(store, run_id, *, asks=False):
+    """The journal's lines as parsed records, in file order; ask lines (said before each runner call) only with
+    ``asks``."""
+    path = store.paths(run_id).journal
+    records = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+    return records if asks else [record for record in records if record.get("kind") != "ask"]
+
+
+def as_legacy_run(store, run_id):
+    """Rewrite ``run_id``'s snapshot as alp_nb wrote it before journal lines carried checksums (no ``sealedFrom``,
+    ``errorCode`` or ``lastSeq``), so that its journal may hold legacy lines."""
+    path = store.paths(run_id).snapshot
+    data = json.loads(path.read_text())
+    for key in ("sealedFrom", "errorCode"):
+        data.pop(key, None)
+    for attempt in data["attempts"]:
+        attempt.pop("lastSeq", None)
+    path.write_text(json.dumps(data, indent=2))
+
+
 def sealed_line(record: dict[str, Any]) -> str:
-    """``record`` as a v2 journal line, following the spec (not the runtime's code): the JSON text T of the record
-    without ``sum``, then ``"sum": "<first 16 hex of sha256(T)>"`` appended as its last member."""
-    text = json.dumps({key: value for key, value in record.items() if key != "sum"}, ensure_ascii=False)
-    return f'{text[:-1]}, "sum": "{hashlib.sha256(text.encode()).hexdigest()[:16]}"}}\n'
+    """``record`` as a journal line of its version, following the spec (not the runtime's code): the JSON text T of
+    the record without ``sum`` (compact for ``v`` 3, spaced for ``v`` 2), then ``"sum": "<first 16 hex of
+    sha256(T)>"`` appended as its last member in the same style."""
+    body = {key: value for key, value in record.items() if key != "sum"}
+    if record.get("v") == 2:
+        text = json.dumps(body, ensure_ascii=False)
+        return f'{text[:-1]}, "sum": "{hashlib.sha256(text.encode()).hexdigest()[:16]}"}}\n'
+    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+    return f'{text[:-1]},"sum":"{hashlib.sha256(text.encode()).hexdigest()[:16]}"}}\n'
 
 
 def one_workflow(script, name: str = "wf", phases=()) -> WorkflowRegistry:
@@ -287,6 +316,25 @@ class HangsInRetry:
         return RunnerOutput({"ok": "not a boolean"}, RETRY_TOKENS)
 
 
+class HandsBackThenDies:
+    """Answers one call (TOKENS_EACH tokens, logged to ``ledger`` first); the next call's answer is logged as handed
+    back and then the process is killed (SIGKILL) before the runtime can journal it: every process loses one
+    answer it paid for."""
+
+    blocking = False
+
+    def __init__(self, ledger: Path) -> None:
+        self.ledger, self.answered = ledger, 0
+
+    def run(self, prompt, schema, label):
+        with self.ledger.open("a") as ledger:
+            ledger.write(f"{TOKENS_EACH}\n")
+        self.answered += 1
+        if self.answered == 2:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return RunnerOutput(f"answer to {label}", TOKENS_EACH)
+
+
 class LoggingRunner(MockAgentRunner):
     """The mock, appending every label it is asked to a file (so another process can see the calls)."""
 
@@ -298,6 +346,25 @@ class LoggingRunner(MockAgentRunner):
         with self.log.open("a") as handle:
             handle.write(label + "\n")
         return RunnerOutput(f"answer to {label}", 5)
+
+
+def fill_disk_after(folder: Path, room: int, kinds: list[str]) -> None:
+    """From now on, in this process, writes to the store files under ``folder`` whose names end with one of
+    ``kinds`` (``journal.jsonl``, ``json``, ``tmp``...) fail as on a full disk once ``room`` bytes were written."""
+    real_write, written = os.write, [0]
+
+    def write(fd, data):
+        try:
+            name = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            name = ""
+        if name.startswith(str(folder)) and name.endswith(tuple(kinds)):
+            if written[0] + len(data) > room:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            written[0] += len(data)
+        return real_write(fd, data)
+
+    os.write = write
 
 
 def main(argv: list[str]) -> None:
@@ -331,6 +398,18 @@ def main(argv: list[str]) -> None:
             print(json.dumps({"refused": {"code": refusal.code, "message": refusal.message}}))
             return
         print(json.dumps(run.to_json()))
+    elif mode == "hand-back":  # `sequence` of 20 calls under a budget of KILL_BUDGET; loses an answer, then dies
+        resume = argv[2] if len(argv) > 2 else None
+        try:
+            asyncio.run(run_workflow("sequence", None if resume else {"calls": 20, "budget": KILL_BUDGET}, resume,
+                                     store=store, registry=registry(), runner=HandsBackThenDies(folder / "ledger")))
+        except WorkflowInputError as refusal:
+            print(json.dumps({"refused": {"code": refusal.code, "message": refusal.message}}))
+    elif mode == "full-disk":  # `alp-nb ARG...` on a disk that fills after BYTES bytes of the FILES named
+        fill_disk_after(folder, int(argv[2]), argv[3].split(","))
+        from alp_nb.cli import main as cli
+
+        sys.exit(cli(argv[4:]))
     elif mode == "hold":  # resume and hang on the first new call, holding the run's lock
         asyncio.run(run_workflow("crash", None, argv[2], store=store, registry=registry(),
                                  runner=HangingRunner(0, folder / "holding.marker")))

@@ -1,16 +1,18 @@
 """Ctrl-C during any ``alp-nb`` command: one line, ``alp-nb: interrupted``, on stderr and exit 130 (the shell's
-code for Ctrl-C), never a traceback, whether it lands while the command line is parsed, while its command
-group is imported or while the command runs.
+code for Ctrl-C), never a traceback, from the first line of alp_nb that runs: while the package and the command
+line's modules import, while the command line is parsed, while its command group is imported or while the
+command runs.
 
-A Ctrl-C that lands before ``alp_nb.cli.main`` is called at all (while Python starts and imports the
-package) cannot be covered: nothing of alp_nb runs yet to catch it. So the real signal below is sent once
-the child says, from inside the command, that it runs.
+What comes before alp_nb's first line is Python's own start (reading the site packages, finding the package),
+which no code of alp_nb can reach; the test below therefore sends its signals from inside the child, at chosen
+lines of alp_nb's own code, counted by a trace hook.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import shutil
 import signal
 import subprocess
@@ -20,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+import alp_nb
 import alp_nb.cli.contract
 from alp_nb.cli import main
 
@@ -83,3 +86,62 @@ def test_a_real_sigint_while_a_command_runs_exits_130_without_a_traceback(tmp_pa
         child.kill()
     assert "Traceback" not in err
     assert (child.returncode, out, err) == (130, "", "alp-nb: interrupted\n")
+
+
+KILL_AT_LINE = """
+import os
+import sys
+
+import _signal
+
+root, target = os.environ["ALP_NB_PACKAGE"], int(os.environ["ALP_NB_SIGINT_AT_LINE"])
+seen = 0
+ready = False  # from alp_nb's first statement on: it puts its own Ctrl-C handler in place
+
+
+def in_alp_nb(frame, event, arg):
+    global seen, ready
+    ready = ready or _signal.getsignal(2) is not _signal.default_int_handler
+    if event == "line" and ready:
+        seen += 1
+        if seen == target:
+            os.kill(os.getpid(), 2)  # SIGINT, as a Ctrl-C sends it
+    return in_alp_nb
+
+
+def watch(frame, event, arg):
+    return in_alp_nb if frame.f_code.co_filename.startswith(root) else None
+
+
+sys.settrace(watch)
+if target < 0:
+    import atexit
+
+    atexit.register(lambda: os.write(2, f"lines {seen}\\n".encode()))
+"""
+"""A ``sitecustomize`` that sends the process a SIGINT at the given line of alp_nb's code that it runs once its
+first statement has put the command's Ctrl-C handler in place (or, for a target below 0, says how many such
+lines the command ran)."""
+STARTS = 48
+
+
+def test_a_sigint_at_any_line_of_alp_nb_as_the_command_starts_prints_one_line_and_exits_130(tmp_path):
+    """``alp-nb agent list``, as its console script runs it, interrupted at 48 points spread over the lines of
+    alp_nb it runs in its first part: the package's and the command line's imports, parsing, the group's import."""
+    (tmp_path / "sitecustomize.py").write_text(KILL_AT_LINE)
+    script = shutil.which("alp-nb", path=str(Path(sys.executable).parent))
+    assert script is not None, "the alp-nb console script is not installed beside this Python"
+
+    def started(at: int) -> subprocess.CompletedProcess[str]:
+        env = {**os.environ, "PYTHONPATH": str(tmp_path), "ALP_NB_PACKAGE": str(Path(alp_nb.__file__).parent),
+               "ALP_NB_SIGINT_AT_LINE": str(at)}
+        return subprocess.run([script, "agent", "list"], env=env, capture_output=True, text=True, timeout=60)
+
+    counted = started(-1)
+    assert counted.returncode == 0, counted.stderr
+    lines = int(counted.stderr.rsplit("lines ", 1)[1])
+    first_part = lines // 2  # up to about the command's own work: the imports and the start come first
+    for at in sorted({1 + first_part * n // STARTS for n in range(STARTS)}):
+        finished = started(at)
+        assert (finished.returncode, finished.stdout, finished.stderr) == (130, "", "alp-nb: interrupted\n"), (
+            f"a SIGINT at line {at} of {lines}: {finished.stderr[-800:]}")

@@ -71,7 +71,7 @@ def test_show_prints_a_torn_line_warning_on_stderr_once(store, capsys):
     path.write_bytes(path.read_bytes()[:-10])
     code, out, err = run(capsys, "runs", "show", done.run_id, "--store", str(store.root))
     assert code == 0 and "WARNING" not in out
-    assert err == f"alp-nb: warning: {path.name} line 2 is incomplete (torn write) and was dropped\n"
+    assert err == f"alp-nb: warning: {path.name} line 4 is incomplete (torn write) and was dropped\n"
 
 
 def test_show_of_a_run_that_is_not_there_exits_2_naming_it(store, capsys):

@@ -150,7 +150,7 @@ def test_the_default_store_is_alp_runs_in_the_working_directory(capsys, tmp_path
 @pytest.mark.parametrize(("argv", "message"), [
     (("run", "no-such-workflow"), "alp-nb: unknown workflow `no-such-workflow` (saved: review-changes)"),
     (("run", "review-changes", "--args", "{changes: 1}"), "alp-nb: --args is not valid JSON: Expecting property"),
-    (("run", "review-changes", "--args", "[1, 2]"), "alp-nb: args must be a JSON object, not list"),
+    (("run", "review-changes", "--args", "[1, 2]"), "alp-nb: --args must be a JSON object, not list"),
     (("show", "../../etc/passwd"), "alp-nb: invalid run id `../../etc/passwd`"),
     (("resume", "wf_review-changes_0123456789abcdef"), "alp-nb: no run `wf_review-changes_0123456789abcdef` in"),
     (("show", "wf_review-changes_0123456789abcdef"), "alp-nb: no run `wf_review-changes_0123456789abcdef` in"),
@@ -190,9 +190,10 @@ def test_a_torn_journal_line_is_reported_in_one_line_by_workflow_show(tmp_path):
     assert shown.returncode == 0, shown.stderr
     assert len(shown.stderr.strip().splitlines()) == 1, shown.stderr
     assert shown.stderr == (
-        f"alp-nb: warning: {run_id}.journal.jsonl line 4 is incomplete (torn write) and was dropped\n"
+        f"alp-nb: warning: {run_id}.journal.jsonl line 9 is incomplete (torn write) and was dropped\n"
     )
-    assert "journal: calls 1–3 of 3" in shown.stdout.splitlines() and "WARNING" not in shown.stdout
+    # the line torn is the ask of the call the process died in: every answered call is still shown
+    assert "journal: calls 1–4 of 4" in shown.stdout.splitlines() and "WARNING" not in shown.stdout
 
 
 def support_cli(store: str, *argv: str, **options) -> subprocess.Popen:
@@ -234,3 +235,57 @@ def test_a_reader_that_closes_the_pipe_stops_the_run_quietly(store):
     assert (process.returncode, err) == (1, "")
     stopped = RunStore(store).load(RunStore(store).last_run())
     assert stopped.status == "cancelled" and stopped.journal == ()
+
+
+# --- bad text and output that could run away --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("args", ['{"changes": "rename \udcff"}', '{"changes": "rename \\udc80"}'],
+                         ids=["undecodable byte", "escaped lone surrogate"])
+def test_args_holding_a_lone_surrogate_are_refused_naming_the_key_before_anything_runs(capsys, store, args):
+    """A terminal hands bytes that are not UTF-8 over as lone surrogates; no file of a run can hold them, so a
+    run launched with them could never be resumed."""
+    code, out, err = run(capsys, "workflow", "run", "review-changes", "--args", args, "--store", store)
+    assert (code, out) == (2, "")
+    assert err == ("alp-nb: --args key `changes` is not valid Unicode text (a lone surrogate at character 7): a run "
+                   "could not write it to its files\n")
+    assert not os.path.exists(store)
+
+
+LONG_LABEL = """
+from alp_nb import saved_workflow
+
+
+@saved_workflow(name="long-label", description="a call with a 20,000-character label and phase")
+async def long_label(ctx, args):
+    ctx.phase("P" * 20_000)
+    ctx.log("L" * 20_000)
+    return await ctx.agent("a question", label="x" * 20_000)
+"""
+
+
+def test_a_20000_character_label_phase_or_log_line_is_clipped_in_every_line_a_command_prints(capsys, store,
+                                                                                               tmp_path):
+    script = tmp_path / "long_label.py"
+    script.write_text(LONG_LABEL, encoding="utf-8")
+    code, out, _ = run(capsys, "workflow", "run", "long-label", "--store", store, "--script", str(script))
+    assert code == 0 and max(len(line) for line in out.splitlines()) < 400
+    code, out, _ = run(capsys, "workflow", "resume", "--store", store, "--script", str(script))
+    assert code == 0 and max(len(line) for line in out.splitlines()) < 400
+    assert "cached   " + "x" * 70 in out and "…" in out
+    code, out, _ = run(capsys, "workflow", "show", RunStore(store).last_run(), "--store", store)
+    assert code == 0 and max(len(line) for line in out.splitlines()) < 400
+
+
+def test_show_prints_one_page_of_a_long_run_and_every_call_only_when_asked(capsys, store):
+    launch("sequence", RunStore(store), args={"calls": 45})
+    run_id = RunStore(store).last_run()
+    calls = re.compile(r"^\d+ +1 +step-", re.MULTILINE)
+    code, out, _ = run(capsys, "workflow", "show", run_id, "--store", store)
+    assert code == 0 and len(calls.findall(out)) == 20 and "journal: calls 1–20 of 45 · page 1 of 3" in out
+    code, out, _ = run(capsys, "workflow", "show", run_id, "--store", store, "--page", "3")
+    assert code == 0 and len(calls.findall(out)) == 5 and "step-44" in out and "step-39" not in out
+    code, out, _ = run(capsys, "workflow", "show", run_id, "--store", store, "--all")
+    assert code == 0 and len(calls.findall(out)) == 45
+    code, _, err = run(capsys, "workflow", "show", run_id, "--store", store, "--page", "4")
+    assert code == 2 and err == "alp-nb: page must be a whole number from 1 to 3, not 4\n"

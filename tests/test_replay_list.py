@@ -50,7 +50,7 @@ def test_a_resumed_run_counts_its_attempts_and_cumulative_usage(store):
 def test_an_interrupted_run_is_listed_interrupted(tmp_path):
     store = interrupted_review(tmp_path / "runs")
     (row,) = list_runs(store).to_dict("records")
-    assert (row["status"], row["error"], row["calls"]) == ("interrupted", None, 4)
+    assert (row["status"], row["error"], row["calls"]) == ("interrupted", None, 5)  # the fifth asked as it died
 
 
 def test_an_s16_runs_reason_comes_from_its_output_file(tmp_path):

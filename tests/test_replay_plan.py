@@ -137,7 +137,7 @@ def test_a_long_prompt_line_is_shown_around_where_it_starts_to_differ(store):
     (_, reason, detail), = rows(plan_resume(run.run_id, store=store, registry=one_workflow(edited))).values()
     assert reason == "changed prompt"
     window = "x" * 29  # 40 characters each side, ending where the line ends
-    assert detail == f'prompt line 1: "…{window} old ending" → "…{window} new ending" (journal line 1)'
+    assert detail == f'prompt line 1: "…{window} old ending" → "…{window} new ending" (journal line 2)'
 
 
 def test_a_call_that_failed_is_failed_before_by_its_events_or_by_its_refused_answer_in_the_journal(store):

@@ -46,7 +46,7 @@ def test_the_warning_comes_first_and_the_refusal_is_said_when_there_is_one(store
     text, html = resume_plan_text(plan), resume_plan_html(plan)
     assert text.splitlines()[0] == f"WARNING    {plan.warning}"
     assert html.index("script differs") < html.index("Resume plan") and plan.warning in html
-    assert "UNUSED     q0 (seq 1)" in text and "q3 (seq 4)" in html
+    assert "UNUSED     q0 (seq 2)" in text and "q3 (seq 8)" in html
 
     over = launch("sequence", store, args={"calls": 3, "budget": 10})
     refused = plan_resume(over.run_id, store=store, registry=registry())

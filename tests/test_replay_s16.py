@@ -20,6 +20,10 @@ def crashed(tmp_path):
     return write_s16_run(tmp_path / ".runtime", "review-changes", status="failed", calls=CRASHED_CALLS,
                          output={"error": CRASH})
 
+LEGACY_NOTE = ("{run_id}.journal.jsonl: {lines} no checksum (written by the s16 reference or before alp_nb sealed its "
+               "lines): nothing vouches for them")
+"""What a record of an s16 run says of its journal lines first."""
+
 
 def test_an_s16_journal_holds_only_key_and_value_with_ten_digit_keys(crashed):
     store, run_id = crashed
@@ -37,7 +41,7 @@ def test_a_crashed_s16_run_recovers_every_label_and_phase_and_shows_its_reason(c
     assert journal["recovered"].all() and not journal["cached"].any()
     assert journal["seq"].tolist() == list(range(1, 11)) and journal["attempt"].tolist() == [1] * 10
     assert journal["prompt"].isna().all() and journal["value"].tolist()[0] == "answer to audit file 1"
-    assert record.warnings == () and record.events == []
+    assert record.warnings == (LEGACY_NOTE.format(run_id=run_id, lines="10 lines carry"),) and record.events == []
     assert [phase.title for phase in record.snapshot.phases] == ["Audit", "Verify"]
 
 
@@ -82,7 +86,8 @@ def test_a_resumed_s16_run_matches_its_done_items_to_the_journals_tail(tmp_path)
     assert journal["recovered"].tolist() == [False] * 4 + [True, True]
     assert journal["cached"].tolist() == [True] * 4 + [False, False]
     assert journal["attempt"].isna().tolist() == [True] * 4 + [False, False]
-    assert record.error is None and record.result == ["done"] and record.warnings == ()
+    assert record.error is None and record.result == ["done"]
+    assert record.warnings == (LEGACY_NOTE.format(run_id=record.run_id, lines="6 lines carry"),)
 
 
 def test_no_label_is_guessed_when_the_snapshot_lists_more_finished_calls_than_the_journal_holds(tmp_path):
@@ -93,8 +98,9 @@ def test_no_label_is_guessed_when_the_snapshot_lists_more_finished_calls_than_th
     with pytest.warns(RuntimeWarning, match="not recovered"):
         record = load_run(run_id, store=store)
     assert record.journal["label"].tolist() == [None, None] and not record.journal["recovered"].any()
-    assert record.warnings == (f"labels and phases of this s16 run not recovered: {run_id}.json lists 3 finished "
-                               "calls but the journal holds 2",)
+    assert record.warnings == (LEGACY_NOTE.format(run_id=run_id, lines="2 lines carry"),
+                               f"labels and phases of this s16 run not recovered: {run_id}.json lists 3 finished "
+                               "calls but the journal holds 2")
 
 
 def test_an_s16_run_that_died_reads_interrupted_and_its_launch_time_snapshot_recovers_nothing(tmp_path):

@@ -22,7 +22,7 @@ def watched(name, store, workflows=None, **options):
 def test_every_call_is_reported_once_live_on_a_fresh_run_and_cached_on_a_resume_with_its_journal_line(store):
     run, fresh = watched("sequence", store, args={"calls": 3})
     assert [(call.label, call.outcome, call.seq) for call in fresh] == [
-        ("step-0", "live", 1), ("step-1", "live", 2), ("step-2", "live", 3)]
+        ("step-0", "live", 2), ("step-1", "live", 4), ("step-2", "live", 6)]  # each after its ask line
     assert all(call.tokens == 8 + len(call.prompt) // 4 and call.value == f"mock answer to {call.label}"
                for call in fresh)
     _, resumed = watched("sequence", store, resume=run.run_id)

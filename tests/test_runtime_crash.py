@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from runtime_support import CRASH_CALLS, HANG_AFTER, FailingRunner, LoggingRunner, registry
+from runtime_support import CRASH_CALLS, HANG_AFTER, FailingRunner, LoggingRunner, journal_records, registry
 
 from alp_nb.runtime import RunStore, WorkflowInputError, run_workflow
 
@@ -29,8 +29,7 @@ def wait_for(condition, what, timeout=30.0):
 
 
 def journal_labels(store, run_id):
-    path = store.paths(run_id).journal
-    return [json.loads(line)["label"] for line in path.read_text().splitlines()] if path.exists() else []
+    return [record["label"] for record in journal_records(store, run_id)]
 
 
 def test_sigkill_part_way_through_a_200_call_run_then_resume_in_a_new_process(tmp_path):
@@ -60,8 +59,10 @@ def test_sigkill_part_way_through_a_200_call_run_then_resume_in_a_new_process(tm
     assert outcome["task"]["status"] == "completed" and outcome["result"] == clean.result
     snapshot = store.snapshot(run_id)
     assert [attempt.status for attempt in snapshot.attempts] == ["interrupted", "completed"]
-    assert snapshot.attempts[0].usage.agents == HANG_AFTER and snapshot.attempts[1].cached == HANG_AFTER
-    assert snapshot.usage.cumulative.agents == CRASH_CALLS
+    hung = snapshot.attempts[0].usage.unanswered  # the calls out when it was killed: asked, never answered
+    assert hung == 8 and snapshot.attempts[0].usage.agents == HANG_AFTER + hung
+    assert snapshot.attempts[1].cached == HANG_AFTER
+    assert snapshot.usage.cumulative.agents == CRASH_CALLS + hung  # the hung calls reached a runner twice
 
 
 def test_two_processes_resuming_the_same_run_the_second_gets_already_active_and_writes_nothing(tmp_path):

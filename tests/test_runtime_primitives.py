@@ -8,7 +8,14 @@ import threading
 
 import jsonschema
 import pytest
-from runtime_support import FailingRunner, ThreadRecordingRunner, YieldingRunner, one_workflow, registry
+from runtime_support import (
+    FailingRunner,
+    ThreadRecordingRunner,
+    YieldingRunner,
+    journal_records,
+    one_workflow,
+    registry,
+)
 
 from alp_nb.runtime import (
     EventStream,
@@ -28,7 +35,7 @@ def run(name, store, workflows, **options):
 
 
 def journal(store, run_id):
-    return [json.loads(line) for line in store.paths(run_id).journal.read_text().splitlines()]
+    return journal_records(store, run_id)
 
 
 def events(store, run_id):
@@ -56,12 +63,14 @@ async def ask(ctx, args):
 def test_agent_with_a_schema_returns_the_validated_object_and_journals_the_call(store):
     result = run("wf", store, one_workflow(ask), runner=ScriptedRunner({"q": [{"ok": True}]}))
     assert result.status == "completed" and result.result == {"ok": True}
-    (line,) = journal(store, result.run_id)
+    asked, line = journal_records(store, result.run_id, asks=True)  # the ask is on disk before the runner is
+    assert (asked["kind"], asked["key"], asked["label"], asked["attempts"], asked["seq"]) == (
+        "ask", line["key"], "q", 1, 1)
     assert line["label"] == "q" and line["value"] == {"ok": True} and line["schema"] == OBJECT_SCHEMA
     assert line["tokens"] == 7 and line["attempts"] == 1 and line["kind"] == "agent" and line["prompt"] == "question"
-    assert set(line) == {"v", "seq", "key", "kind", "label", "phase", "prompt", "schema", "value", "tokens",
-                         "attempts", "started", "ended", "sum"}
-    assert line["v"] == 2 and list(line)[-1] == "sum"
+    assert set(line) == {"v", "seq", "key", "kind", "label", "prompt", "schema", "value", "tokens", "attempts",
+                         "started", "ended", "sum"}  # no phase: a field that would be null is left out
+    assert line["v"] == 3 and line["seq"] == 2 and list(line)[-1] == "sum"
 
 
 def test_agent_output_failing_its_schema_is_retried_once_with_a_reminder(store):
@@ -168,7 +177,12 @@ def test_parallel_failure_cancels_pending_siblings_keeps_completed_ones_journale
     result = run("wf", store, one_workflow(script, phases=("Fan-out",)), runner=Mixed())
     assert result.status == "failed" and result.error == "RuntimeError: runner broke"
     assert sorted(started) == ["broken", "fast", "slow"] and finished == ["fast"]
-    assert [line["label"] for line in journal(store, result.run_id)] == ["fast"]
+    lines = journal(store, result.run_id)
+    assert [line["label"] for line in lines if line["kind"] == "agent"] == ["fast"]
+    # neither the runner that raised nor the async call cancelled beside it handed anything back
+    assert sorted((line["label"], line["reason"], line["tokens"]) for line in lines if line["kind"] == "spend") == [
+        ("broken", "failed", 0), ("slow", "cancelled", 0)]
+    assert store.load(result.run_id).snapshot.usage.attempt.unanswered == 0
     outcomes = {event["label"]: (event["status"], event.get("error")) for event in events(store, result.run_id)
                 if event["type"] == "workflow_agent" and event["status"] != "started"}
     assert outcomes == {"fast": ("done", None), "broken": ("failed", "RuntimeError: runner broke"),

@@ -159,7 +159,8 @@ def test_stored_run_shows_one_page_of_the_journal_with_the_attempt_of_each_call(
     stored = store.load(broken.run_id)
     rows = table_rows(render(stored, "html").split("<th>seq</th>")[1])
     assert len(rows) == JOURNAL_PAGE
-    assert [(row[0], row[1], row[2]) for row in rows[11:13]] == [("12", "1", "step-11"), ("13", "2", "step-12")]
+    # seq counts every line: an ask before each call; step-12's failure (a spend line) is not a call
+    assert [(row[0], row[1], row[2]) for row in rows[11:13]] == [("24", "1", "step-11"), ("28", "2", "step-12")]
     text = render(stored, "text").splitlines()
     assert f"journal: calls 1–{JOURNAL_PAGE} of {calls} · page 1 of 2 · .page(2) shows the next" in text
     assert len([line for line in text if "step " in line]) == JOURNAL_PAGE

@@ -6,7 +6,7 @@ import asyncio
 import json
 
 import pytest
-from runtime_support import CountingRunner, FailingRunner, launch, registry
+from runtime_support import CountingRunner, FailingRunner, journal_records, launch, registry
 
 from alp_nb.runtime import (
     MockAgentRunner,
@@ -126,7 +126,7 @@ def test_a_repeated_call_is_served_from_the_journal_so_a_resume_returns_what_the
     fresh = launch("twice", store, runner=runner)
     resumed = launch("twice", store, resume=fresh.run_id, runner=CountingRunner())
     assert fresh.result == ["answer 1", "answer 1"] and resumed.result == fresh.result
-    assert runner.calls == 1 and len(store.paths(fresh.run_id).journal.read_text().splitlines()) == 1
+    assert runner.calls == 1 and len(journal_records(store, fresh.run_id)) == 1
     assert fresh.task.attempts[0].cached == 1
 
 
@@ -192,12 +192,14 @@ def test_a_torn_last_journal_line_is_dropped_with_a_warning_and_its_call_rerun(s
     text = journal.read_text()
     journal.write_text(text[: len(text) - 20])  # the last line loses its end, as in a crash mid-write
     runner = MockAgentRunner()
-    with pytest.warns(RuntimeWarning, match="line 3 is incomplete"):
+    with pytest.warns(RuntimeWarning, match="line 6 is incomplete"):
         again = launch("sequence", store, resume=first.run_id, runner=runner)
     assert runner.calls == ["step-2"] and again.result == first.result
-    lines = [json.loads(line) for line in journal.read_text().splitlines()]
-    assert [line["label"] for line in lines] == ["step-0", "step-1", "step-2"]
-    assert [line["seq"] for line in lines] == [1, 2, 3]
+    lines = journal_records(store, first.run_id, asks=True)
+    assert [(line["kind"], line["label"]) for line in lines] == [
+        ("ask", "step-0"), ("agent", "step-0"), ("ask", "step-1"), ("agent", "step-1"), ("ask", "step-2"),
+        ("ask", "step-2"), ("agent", "step-2")]  # the torn answer's ask stays, unanswered: the resume asked again
+    assert [line["seq"] for line in lines] == [1, 2, 3, 4, 5, 6, 7]
 
 
 def test_a_complete_last_line_missing_only_its_newline_is_kept(store):
@@ -207,7 +209,7 @@ def test_a_complete_last_line_missing_only_its_newline_is_kept(store):
     runner = MockAgentRunner()
     again = launch("sequence", store, resume=first.run_id, runner=runner)
     assert runner.calls == [] and again.result == first.result
-    assert journal.read_text().endswith("}\n") and len(journal.read_text().splitlines()) == 3
+    assert journal.read_text().endswith("}\n") and len(journal.read_text().splitlines()) == 6
 
 
 def test_a_bad_line_in_the_middle_of_the_journal_is_an_error_naming_the_line_and_nothing_is_written(store):

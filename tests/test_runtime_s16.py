@@ -12,7 +12,7 @@ import os
 import time
 
 import pytest
-from runtime_support import CountingRunner, FailingRunner, launch
+from runtime_support import CountingRunner, FailingRunner, journal_records, launch
 
 from alp_nb.runtime import (
     MockAgentRunner,
@@ -27,7 +27,7 @@ from alp_nb.runtime.runners import mock_value
 
 
 def journal_labels(store, run_id):
-    return [json.loads(line)["label"] for line in store.paths(run_id).journal.read_text().splitlines()]
+    return [record["label"] for record in journal_records(store, run_id) if record["kind"] == "agent"]
 
 
 def s16_key(label, prompt, schema):
@@ -104,8 +104,7 @@ def test_s16_defect_1_call_keys_are_32_hex_content_hashes_and_short_keys_still_r
     assert key == call_key("agent", "label", "prompt", {"type": "object"})
     assert len({call_key("agent", f"l{i}", "p", None) for i in range(10_000)}) == 10_000
     first = launch("sequence", store)
-    lines = store.paths(first.run_id).journal.read_text().splitlines()
-    assert all(len(json.loads(line)["key"]) == 38 for line in lines)
+    assert all(len(record["key"]) == 38 for record in journal_records(store, first.run_id, asks=True))
 
 
 def test_s16_defect_2_budget_counts_cached_tokens_so_a_resume_never_finishes_over_budget(store):
@@ -172,8 +171,13 @@ def test_s16_defect_5_a_failure_in_parallel_stops_siblings_from_being_journaled_
 
     result = launch("fanout", store, args={"calls": 3}, runner=Blocking())
     assert result.status == "failed"
-    time.sleep(0.4)  # the worker threads finish their sleeps; nothing may reach the journal afterwards
-    assert store.paths(result.run_id).journal.read_text() == ""
+    journal = store.paths(result.run_id).journal.read_text()
+    time.sleep(0.4)  # nothing may reach the journal after the run returned
+    assert store.paths(result.run_id).journal.read_text() == journal
+    # the siblings' threads could not be stopped: the run waited for their answers and recorded them as spent
+    spent = sorted((line["label"], line["reason"], line["tokens"]) for line in journal_records(store, result.run_id))
+    assert spent == [("item-0", "failed", 0), ("item-1", "cancelled", 1), ("item-2", "cancelled", 1)]
+    assert result.task.usage.attempt.tokens == 2
 
 
 def test_s16_defect_6_the_agent_cap_counts_distinct_calls_and_a_stopped_run_finishes_by_resuming(store):

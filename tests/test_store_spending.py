@@ -8,19 +8,22 @@ import json
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
-from runtime_support import RETRY_BUDGET, RETRY_TOKENS, SUPPORT, launch, registry
+from runtime_support import KILL_BUDGET, RETRY_BUDGET, RETRY_TOKENS, SUPPORT, journal_records, launch, registry
 
-from alp_nb.runtime import RunnerOutput, RunStore, Usage, run_workflow
+from alp_nb.replay import plan_resume
+from alp_nb.runtime import RunnerOutput, RunStore, Usage, run_workflow, run_workflow_sync
+from alp_nb.viz.plans import resume_plan_text
 
 KILLS = 5
 
 
 def journal_lines(store, run_id):
-    return [json.loads(line) for line in store.paths(run_id).journal.read_text().splitlines()]
+    return journal_records(store, run_id)
 
 
 def handed_back(folder: Path) -> int:
@@ -56,24 +59,29 @@ def retry_until_killed(store: RunStore, run_id: str | None) -> subprocess.Comple
 def test_tokens_of_an_answer_killed_in_its_retry_are_on_disk_so_kills_never_overspend_the_budget(tmp_path):
     """Each process answers once (RETRY_TOKENS, output that fails its schema) and is killed (SIGKILL) while the
     retry hangs. Before the fix the first answer's tokens lived only in memory: every resume started from 0 and
-    paid again, without limit. Now each answer is a spend line, so the resumes stop at the budget."""
+    paid again, without limit. Now each answer is a spend line, and the retry asked as the process died is
+    reserved at the largest answer recorded, so the resumes stop before the budget is reached."""
     store = RunStore(tmp_path / "runs")
     run_id = None
     for kill in range(KILLS):
         finished = retry_until_killed(store, run_id)
         run_id = run_id or store.last_run()
         spent = handed_back(store.root)
-        caught_up = store.snapshot(run_id)  # the dead attempt's usage, read back from the journal
-        assert caught_up.usage.cumulative.tokens == spent, f"after kill {kill + 1}"
+        caught_up = store.snapshot(run_id).usage.cumulative  # the dead attempts' usage, read back from the journal
+        assert caught_up.tokens == spent, f"after kill {kill + 1}"
+        if finished is None:  # killed in its retry: that ask is never answered
+            assert (caught_up.unanswered, caught_up.reserved) == (kill + 1, (kill + 1) * RETRY_TOKENS)
         if finished is not None:  # the resume was refused: the budget is overspent, it would stop at once
             assert finished.returncode == 0, finished.stderr
             refused = json.loads(finished.stdout)["refused"]
             assert refused["code"] == "BUDGET_EXCEEDED"
-            assert f"has spent its token budget ({spent} of {RETRY_BUDGET} tokens)" in refused["message"]
+            unknown = caught_up.unanswered
+            assert (f"has spent its token budget ({spent} tokens recorded and {unknown * RETRY_TOKENS} reserved for "
+                    f"{unknown} calls asked and never answered of {RETRY_BUDGET} tokens)") in refused["message"]
             break
     else:
         pytest.fail(f"the budget of {RETRY_BUDGET} never stopped the run after {KILLS} kills")
-    assert RETRY_BUDGET <= spent <= RETRY_BUDGET + RETRY_TOKENS  # over by at most the answer that tripped it
+    assert spent + caught_up.reserved > RETRY_BUDGET >= spent  # stopped before a token past the budget was paid
     spends = [line for line in journal_lines(store, run_id) if line["kind"] == "spend"]
     assert [(line["reason"], line["tokens"], line["attempts"]) for line in spends] == [
         ("retried", RETRY_TOKENS, 1)] * (spent // RETRY_TOKENS)
@@ -144,3 +152,61 @@ def test_answers_that_arrive_as_a_failing_sibling_cancels_their_calls_are_counte
     outcomes = [json.loads(line) for line in store.paths(run.run_id).events.read_text().splitlines()]
     assert {event["key"] for event in outcomes if event.get("status") == "cancelled"} >= {
         line["key"] for line in cancelled}
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and flock")
+def test_an_answer_handed_back_and_never_journaled_is_reserved_so_repeated_kills_stop_at_the_budget(tmp_path):
+    """Each process is killed after the runner handed an answer back and before its journal line: the runtime
+    never sees those tokens. Before the fix, 12 such kills under a budget of 100 had 150 tokens handed back and
+    100 recorded, without bound. Now the call's ask line says it was asked: it counts as spend of unknown size,
+    reserved at the largest answer recorded, so the resumes stop before a token past the budget is paid."""
+    store = RunStore(tmp_path / "runs")
+    run_id = None
+    for kill in range(12):
+        process = subprocess.run([sys.executable, SUPPORT, str(store.root), "hand-back", *([run_id] if run_id else [])],
+                                 capture_output=True, text=True, timeout=60)
+        run_id = run_id or store.last_run()
+        handed_back = sum(int(line) for line in (store.root / "ledger").read_text().split())
+        usage = store.snapshot(run_id).usage.cumulative
+        assert usage.tokens <= handed_back <= usage.tokens + usage.reserved, f"after process {kill + 1}"
+        if process.returncode == 0:  # refused, or stopped at its first call: the budget is spent
+            break
+        assert process.returncode == -signal.SIGKILL, process.stderr
+    else:
+        pytest.fail("the budget never stopped the kills")
+    assert handed_back <= KILL_BUDGET
+    plan = plan_resume(run_id, store=store, registry=registry())
+    assert plan.unanswered == usage.unanswered > 0 and plan.spent == usage.tokens + usage.reserved
+    assert f"{plan.reserved} of them held for {plan.unanswered} calls asked and never answered" in \
+        resume_plan_text(plan)
+
+
+def test_a_sync_runner_call_still_out_when_the_budget_stops_a_parallel_batch_is_waited_for_and_recorded(tmp_path):
+    """50 parallel calls of a plain sync runner (a thread each, 20 ms, 10 tokens) under a budget of 100: the call
+    that trips the budget stops the batch, but the calls already out in threads cannot be stopped. The run waits
+    for them and records their answers as spent, so it ends with every token handed back on disk and no runner
+    thread left running."""
+    store = RunStore(tmp_path / "runs")
+    runner = SlowSyncRunner()
+    run = run_workflow_sync("fanout", {"calls": 50, "budget": 100}, store=store, registry=registry(),
+                            runner=runner)
+    assert run.status == "failed" and "token budget" in run.error
+    assert not [thread for thread in threading.enumerate() if thread.name == "alp-nb runner call"]
+    assert runner.handed_back > 100 and run.task.usage.cumulative.tokens == runner.handed_back
+    assert sum(line["tokens"] for line in journal_lines(store, run.run_id)) == runner.handed_back
+    late = [line for line in journal_lines(store, run.run_id) if line["kind"] == "spend"]
+    assert late and {line["reason"] for line in late} == {"cancelled"}
+
+
+class SlowSyncRunner:
+    """A plain sync runner (so each call runs in a thread of its own): 20 ms and 10 tokens an answer."""
+
+    def __init__(self) -> None:
+        self.handed_back = 0
+        self.lock = threading.Lock()
+
+    def run(self, prompt, schema, label):
+        time.sleep(0.02)
+        with self.lock:
+            self.handed_back += 10
+        return RunnerOutput(f"answer to {label}", 10)

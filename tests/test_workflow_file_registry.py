@@ -41,3 +41,52 @@ def test_a_file_that_fails_to_load_leaves_later_workflows_to_the_default_registr
     from alp_nb.runtime.saved_workflows import _LOADING_INTO
 
     assert _LOADING_INTO.get() is None
+
+
+SAVES_THEN_BREAKS = """
+from alp_nb import saved_workflow
+
+
+@saved_workflow(name="saved-first", description="saved before the file breaks")
+async def saved_first(ctx, args):
+    return 1
+
+
+raise RuntimeError("the file breaks after saving one workflow")
+"""
+
+
+def test_a_file_that_fails_part_way_registers_none_of_its_workflows(tmp_path):
+    broken = tmp_path / "half.py"
+    broken.write_text(SAVES_THEN_BREAKS, encoding="utf-8")
+    mine = WorkflowRegistry()
+    for registry in (mine, None):  # a registry of one's own, and the default one
+        with pytest.raises(WorkflowInputError) as refused:
+            load_workflow_file(broken, registry=registry)
+        assert refused.value.message == (f"cannot load workflow file {broken} line 10: RuntimeError: the file "
+                                         "breaks after saving one workflow")
+    assert "saved-first" not in mine and "saved-first" not in DEFAULT_REGISTRY
+
+
+def test_a_file_that_calls_sys_exit_is_refused_in_one_line_and_the_command_line_exits_2(tmp_path, capsys):
+    from alp_nb.cli import main
+
+    quits = tmp_path / "quits.py"
+    quits.write_text("import sys\n\nsys.exit(3)\n", encoding="utf-8")
+    with pytest.raises(WorkflowInputError) as refused:
+        load_workflow_file(quits, registry=WorkflowRegistry())
+    assert refused.value.message == f"cannot load workflow file {quits} line 3: it called sys.exit(3) while loading"
+    code = main(["workflow", "run", "review-changes", "--script", str(quits), "--store", str(tmp_path / "runs")])
+    assert (code, capsys.readouterr().err) == (2, f"alp-nb: {refused.value.message}\n")
+
+
+def test_a_duplicate_name_in_a_file_registers_none_of_its_workflows(tmp_path):
+    both = tmp_path / "both.py"
+    both.write_text(SAVES_THEN_BREAKS.replace('raise RuntimeError("the file breaks after saving one workflow")', """
+@saved_workflow(name="review-changes", description="taken")
+async def taken(ctx, args):
+    return 2
+"""), encoding="utf-8")
+    with pytest.raises(WorkflowInputError) as refused:
+        load_workflow_file(both)
+    assert refused.value.code == "DUPLICATE_WORKFLOW" and "saved-first" not in DEFAULT_REGISTRY

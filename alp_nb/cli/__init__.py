@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
 import warnings
 from typing import TextIO
@@ -40,12 +41,14 @@ def main(argv: list[str] | None = None) -> int:
     """Run one command. A Ctrl-C anywhere in it (parsing, importing its group, running) prints
     ``alp-nb: interrupted`` and exits 130; ``workflow run`` catches its own first, to say how to resume.
 
-    A Ctrl-C before ``main`` is called at all (while Python starts and imports this module) is beyond
-    its reach: Python prints that traceback itself.
+    A Ctrl-C while this module and its imports load is answered the same way by ``alp_nb``'s own start (see
+    ``alp_nb.__init__``); ``main`` then gives Python its handler back, so a Ctrl-C is a KeyboardInterrupt again.
     """
     try:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         with warnings.catch_warnings():
             warnings.simplefilter("default")
+            warnings.simplefilter("ignore", ResourceWarning)  # a file a Ctrl-C left for the collector to close
             warnings.showwarning = _one_line_warning
             return _main(argv)
     except KeyboardInterrupt:

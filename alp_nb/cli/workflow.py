@@ -24,6 +24,7 @@ from alp_nb.runtime import (
     resume_workflow,
     run_workflow,
 )
+from alp_nb.runtime.meta import validate_args
 from alp_nb.viz.runs import CallTally, event_line, progress_bar, run_text, stored_run_text, workflow_registry_text
 from alp_nb.viz.terminal import print_lines
 
@@ -53,9 +54,11 @@ def register(group: argparse.ArgumentParser) -> None:
                         "the next (recorded on the attempt)")
     resume.add_argument("--script", help=SCRIPT_HELP)
     resume.set_defaults(handler=_resume)
-    show = workflow.add_parser("show", help="a stored run: status, usage, phases and every journaled call")
+    show = workflow.add_parser("show", help="a stored run: status, usage, phases and a page of its journaled calls")
     show.add_argument("run_id", help="wf_…")
     show.add_argument("--store", help=STORE_HELP)
+    show.add_argument("--page", type=int, default=1, help="the page of calls to print (20 a page; default 1)")
+    show.add_argument("--all", action="store_true", help="print every call instead of one page")
     show.set_defaults(handler=_show)
     plan = workflow.add_parser("plan", help="what a resume of a run would do, call by call, without running it: "
                                "cached or live, and why each live call runs")
@@ -104,8 +107,10 @@ def _load_script(path: str | None) -> None:
 
 
 def _show(args: argparse.Namespace) -> int:
+    """One page of the run's calls (a run of 200,000 calls is 10,000 pages), or every call with ``--all``."""
     stored = RunStore(args.store).load(args.run_id)  # its reader's warnings reach stderr one line each (cli main)
-    print(stored_run_text(stored, every_call=True, show_warnings=False))
+    shown = stored if args.all else stored.page(args.page)
+    print_lines(*stored_run_text(shown, every_call=args.all, show_warnings=False).split("\n"))
     return 0
 
 
@@ -139,15 +144,17 @@ def _drive(launch: Callable[[_Progress], Awaitable[WorkflowRun]], where: _Where)
 
 
 def _json_object(text: str | None) -> Any:
-    """``--args`` parsed strictly (``loads_untrusted``: no NaN, repeated key, deep nesting or huge integer); its
-    shape (an object of JSON values) is checked by ``run_workflow``."""
+    """``--args`` parsed strictly (``loads_untrusted``: no NaN, repeated key, deep nesting or huge integer) and
+    checked as ``run_workflow`` checks args, so a refusal names ``--args`` and the key (text a terminal passed
+    with bytes that are not UTF-8 holds lone surrogates, which no run file could hold)."""
     if text is None:
         return None
     try:
-        return loads_untrusted(text)
+        value = loads_untrusted(text)
     except UntrustedJson as error:
         problem = error.message.removeprefix("not JSON: ")  # the phrase already says it is not JSON
         raise WorkflowInputError("INVALID_ARGS", f"--args is not valid JSON: {problem}") from None
+    return validate_args(value, "--args")
 
 
 def _report(run: WorkflowRun, where: _Where) -> int:

@@ -12,7 +12,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from alp_nb.base.errors import AlpError
-from alp_nb.runtime.store import RunStore, run_error
+from alp_nb.runtime.store import RunStore, run_error, workflow_of
 
 from .record import store_of
 
@@ -23,6 +23,8 @@ RUN_LIST_COLUMNS: tuple[str, ...] = ("run_id", "workflow", "status", "error", "a
                                      "updated")
 """The columns of ``list_runs``, in order."""
 UNREADABLE = "unreadable"
+NEVER_STARTED = "never started"
+"""A run whose snapshot is empty: its process stopped before writing it (s16 and older alp_nb reserved runs so)."""
 FINISHED_WITH_REASON = ("failed", "cancelled")
 """The statuses whose reason may be only in the output file."""
 
@@ -30,7 +32,8 @@ FINISHED_WITH_REASON = ("failed", "cancelled")
 def list_runs(store: RunStore | str | os.PathLike[str] | None = None) -> pd.DataFrame:
     """One row per run in ``store`` (a RunStore or folder, default ``./.alp-runs``), the most recently changed
     last: ``run_id``, ``workflow``, ``status`` (``interrupted`` for a run that says running while its lock is
-    free; ``unreadable`` for a run whose files are bad, with the message as its ``error``), ``error`` (the failure
+    free; ``never started`` for a run whose snapshot is empty; ``unreadable`` for a run whose files are bad, with the
+    message as its ``error``), ``error`` (the failure
     reason, as ``RunRecord.error``), ``attempts``, ``calls`` and ``tokens`` (cumulative over the attempts) and
     ``updated`` (when any of its files last changed, UTC).
 
@@ -57,8 +60,8 @@ def _row(store: RunStore, run_id: str) -> tuple[Any, ...]:
         if error is None and snapshot.status in FINISHED_WITH_REASON:
             error = run_error(snapshot, store.read_output(run_id))
     except AlpError as refused:
-        workflow = run_id[len("wf_"):-len("_0123456789abcdef")]
-        return run_id, workflow, UNREADABLE, refused.message, None, None, None, updated
+        status = NEVER_STARTED if refused.code == "RUN_NOT_STARTED" else UNREADABLE
+        return run_id, workflow_of(run_id), status, refused.message, None, None, None, updated
     cumulative = snapshot.usage.cumulative
     return (run_id, snapshot.workflow_name, snapshot.status, error, len(snapshot.attempts), cumulative.agents,
             cumulative.tokens, updated)

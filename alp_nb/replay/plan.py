@@ -33,12 +33,9 @@ from alp_nb.base.errors import AlpError
 from alp_nb.runtime.calls import CallRecord
 from alp_nb.runtime.dry_runs import DryRun, JournalMatch, dry_run, journal_match
 from alp_nb.runtime.errors import WorkflowInputError
-from alp_nb.runtime.journal import JournalRead, read_journal
+from alp_nb.runtime.journal import JournalRead
 from alp_nb.runtime.keys import canonical_dumps
-from alp_nb.runtime.resume import (
-    decide_resume,
-    warn_if_journal_lost,
-)
+from alp_nb.runtime.resume import decide_resume, spent_text
 from alp_nb.runtime.saved_workflows import DEFAULT_REGISTRY, WorkflowRegistry
 from alp_nb.runtime.store import JOURNAL_PAGE_SIZE, RunStore
 from alp_nb.runtime.sync import run_sync
@@ -73,7 +70,8 @@ DETAIL_CHARS = 40
 """How much of a differing line (or value) a detail quotes, on each side of the arrow."""
 ENDED = ("done", "cached", "failed", "cancelled")
 """The ``workflow_agent`` statuses that end a call (``retry`` does not: the call goes on)."""
-BAD_ANSWERS = {"refused": "its answer broke its schema even after a retry", "not JSON": "its answer was not JSON"}
+BAD_ANSWERS = {"refused": "its answer broke its schema even after a retry", "not JSON": "its answer was not JSON",
+               "failed": "its runner failed instead of answering"}
 """The spend-line reasons that mean a call failed, and what a detail says of each."""
 
 
@@ -103,11 +101,12 @@ class ResumePlan:
 
     ``match`` counts the journaled calls the script asks for again; ``warning`` says it loudly when that is fewer
     than half (``differs``). ``budget`` is the budget a resume would run under (``budget_raised`` when the plan
-    raised it), ``spent`` the tokens every attempt spent; ``refusal`` says why a resume would be refused (a run
-    over its budget: every call is still listed). ``dry_run_status`` and ``dry_run_error`` say how the script's
-    dry run ended (``failed`` with the error where a real resume would fail the same way, or where the script
-    broke on a stand-in answer). ``warnings`` is what the readers reported without failing. In a notebook a plan
-    shows one page of its calls (``page(n)`` shows another).
+    raised it), ``spent`` the tokens every attempt spent as the budget counts them: those recorded and the
+    ``reserved`` ones held for the ``unanswered`` calls (asked and never answered on record); ``refusal`` says
+    why a resume would be refused (a run over its budget: every call is still listed). ``dry_run_status`` and
+    ``dry_run_error`` say how the script's dry run ended (``failed`` with the error where a real resume would fail
+    the same way, or where the script broke on a stand-in answer). ``warnings`` is what the readers reported
+    without failing. In a notebook a plan shows one page of its calls (``page(n)`` shows another).
     """
 
     run_id: str
@@ -119,6 +118,8 @@ class ResumePlan:
     totals: PlanTotals
     budget: int | None = None
     spent: int = 0
+    unanswered: int = 0
+    reserved: int = 0
     budget_raised: bool = False
     refusal: str | None = None
     dry_run_status: str = "completed"
@@ -194,26 +195,21 @@ async def _plan(run_id: str | None, store: Any, registry: WorkflowRegistry | Non
             raise WorkflowInputError("RUN_NOT_FOUND", f"no run to plan in {store.root}: it names no last run")
     snapshot = store.read_snapshot(run_id)  # as stored: no lock is taken, so nothing is caught up or created
     saved = registry.get(snapshot.workflow_name)
-    paths = store.paths(run_id)
     lines = _JournalLines()
-    journal = read_journal(paths.journal, on_record=lines.on_record)  # warns of a torn last line itself
+    journal = store.read_journal(snapshot, on_record=lines.on_record)  # warns of torn and missing lines itself
     found = list(journal.warnings)
-    with warnings.catch_warnings(record=True) as lost:
-        warnings.simplefilter("always")
-        warn_if_journal_lost(snapshot, journal, paths.journal.name)
-    for message in lost:  # said again outside the catch: a command line prints it on stderr
-        found.append(str(message.message))
-        warnings.warn(str(message.message), RuntimeWarning, stacklevel=3)
 
     decision = decide_resume(snapshot, journal, saved, None, budget, refuse_overspent=False)
     refusal = None
+    spent = decision.spent
     if decision.overspent:
-        refusal = (f"a resume would be refused: run `{run_id}` has spent {decision.spent.tokens} tokens of its "
-                   f"budget of {decision.budget}; raise the budget above {decision.spent.tokens} to go on: "
-                   f"`--budget N` on the command line, budget=N in Python")
+        spent_words = spent_text(spent) if spent.unanswered else f"{spent.tokens} tokens"
+        refusal = (f"a resume would be refused: run `{run_id}` has spent {spent_words} of its budget of "
+                   f"{decision.budget}; raise the budget above {spent.counted} to go on: `--budget N` on the command "
+                   "line, budget=N in Python")
     rehearsal = await dry_run(saved, decision.args, journal, registry=registry,
                               budget=None if refusal else decision.budget,
-                              spent_before=decision.spent.tokens, prompts=decision.prompts, agent_cap=agent_cap,
+                              spent_before=spent.counted, prompts=decision.prompts, agent_cap=agent_cap,
                               run_id=run_id)
     match = journal_match(journal, rehearsal.calls)
     needed = any(call.outcome != CACHED and not call.after_live for call in rehearsal.calls)
@@ -222,7 +218,8 @@ async def _plan(run_id: str | None, store: Any, registry: WorkflowRegistry | Non
     return ResumePlan(
         run_id=run_id, workflow=saved.meta.name, run_status=snapshot.status, calls=calls,
         unused=_unused(journal, lines, rehearsal), match=match, totals=totals, budget=decision.budget,
-        spent=decision.spent.tokens, budget_raised=decision.raised, refusal=refusal,
+        spent=spent.counted, unanswered=spent.unanswered, reserved=spent.reserved, budget_raised=decision.raised,
+        refusal=refusal,
         dry_run_status=rehearsal.status, dry_run_error=rehearsal.error,
         warning=_warning(match, totals, rehearsal), labels_known=not lines.unlabelled, warnings=tuple(found))
 
@@ -341,6 +338,7 @@ def _classified(rehearsal: DryRun, journal: JournalRead, lines: _JournalLines, e
     import pandas as pd
 
     first = rehearsal.first_seq
+    unknown = {ask.key for ask in journal.unanswered}
     served = {call.seq for call in rehearsal.calls
               if call.outcome == CACHED and call.seq is not None and call.seq < first}
     columns: dict[str, list[Any]] = {name: [] for name in PLAN_COLUMNS}
@@ -369,6 +367,8 @@ def _classified(rehearsal: DryRun, journal: JournalRead, lines: _JournalLines, e
                 detail = _joined(detail, "after a live call: cached only if the real answer asks it the same way")
         else:
             reason, detail = _reason(call, lines, events, served, completed)
+            if call.key in unknown:
+                detail = _joined(detail, "asked before and never answered on record: what that cost is unknown")
         if call.outcome == "failed":
             detail = _joined(detail, f"the dry run stopped here: {call.error}")
         saved += save

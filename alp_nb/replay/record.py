@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from alp_nb.base.safe_files import open_regular
 from alp_nb.base.untrusted_json import UntrustedJson, loads_untrusted
 from alp_nb.runtime.errors import WorkflowInputError
-from alp_nb.runtime.journal import JournalEntry, JournalRead, read_journal
+from alp_nb.runtime.journal import JournalEntry, JournalRead
 from alp_nb.runtime.snapshot import Attempt, RunSnapshot, UsageReport, parse_snapshot
 from alp_nb.runtime.store import JOURNAL_PAGE_SIZE, RunStore, run_error
 from alp_nb.runtime.store_files import parse_store_json, read_store_file, store_file
@@ -206,7 +206,7 @@ def load_run(run_id: str | None = None, store: RunStore | str | os.PathLike[str]
     source: Source = "s16" if isinstance(raw, Mapping) and isinstance(raw.get("task"), Mapping) else "alp"
 
     columns = JournalColumns(paths.journal.name)
-    read = read_journal(paths.journal, on_record=columns.on_record)  # warns of a torn last line itself
+    read = store.read_journal(snapshot, on_record=columns.on_record)  # warns of torn and missing lines itself
     ours = columns.warnings()
     if snapshot.status == "running":
         snapshot = store.caught_up(snapshot, _with_phases(read, columns))

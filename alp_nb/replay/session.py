@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 from alp_nb.runtime.calls import CallRecord
 from alp_nb.runtime.dry_runs import DryRun, StandInRunner, dry_run
-from alp_nb.runtime.journal import JournalEntry, JournalRead, read_journal
+from alp_nb.runtime.journal import JournalEntry, JournalRead
 from alp_nb.runtime.resume import resumable_args
 from alp_nb.runtime.saved_workflows import DEFAULT_REGISTRY, WorkflowRegistry
 from alp_nb.runtime.store import RunStore
@@ -120,7 +120,7 @@ class ReplaySession:
         self.saved = (DEFAULT_REGISTRY if registry is None else registry).get(snapshot.workflow_name)
         self.args = resumable_args(snapshot, self.saved, None)
         self.registry = registry
-        self.journal: JournalRead = read_journal(self.store.paths(self.run_id).journal, keep_entries=True)
+        self.journal: JournalRead = self.store.read_journal(snapshot, keep_entries=True)
         self._by_label: dict[str, list[JournalEntry]] = {}
         for entry in self.journal.entries or ():
             if entry.label is not None:

@@ -6,15 +6,25 @@ schema validation with one retry, then the journal line, written before the
 call counts as done and added to the cache, so the same call made again in
 this run is served from the journal exactly as a resume would serve it.
 
-Every answer the runner hands back is on disk before anything else is done
+Every runner call is announced on an ask line before the runner is asked, and
+every answer the runner hands back is on disk before anything else is done
 with it: the one a call keeps on its journal line, any other (retried,
-refused, not JSON, or arriving as the call is cancelled) on a spend line.
-So a crash, or a sibling's failure, never makes the run forget tokens spent.
+refused, not JSON, or arriving as the call is cancelled) on a spend line. An
+ask that nothing answers is spend of unknown size. So a crash, or a sibling's
+failure, never makes the run forget a call it paid for.
+
+A sync runner's call runs in a thread that cannot be stopped. When the run
+stops itself (a sibling failed, the budget is spent), each such call still
+out is waited for and its answer recorded as spent, so the run ends only once
+every answer it caused is on disk. When the run is stopped from outside
+(Ctrl-C, a notebook's interrupt), it ends at once: each call still out is
+abandoned, its ask line left unanswered on record.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import time
 from collections import deque
@@ -43,7 +53,7 @@ class AttemptState:
     def __init__(self, *, journal: JournalRead, writer: JournalWriter | MemoryJournal, events: EventLog,
                  runner: Any, concurrency: int, agent_cap: int, budget_total: int | None, spent_before: int,
                  phases: tuple[str, ...], on_phase: Callable[[], None], on_call: CallObserver | None = None,
-                 prompts: Mapping[str, str] | None = None) -> None:
+                 prompts: Mapping[str, str] | None = None, unanswered_before: int = 0) -> None:
         self.journal = journal
         self.cache: dict[str, CachedCall] = journal.calls  # answers made in this attempt join it
         self.on_call = on_call
@@ -53,7 +63,8 @@ class AttemptState:
         self.events = events
         self.agent_cap = agent_cap
         self.budget_total = budget_total
-        self.spent_before = spent_before
+        self.spent_before = spent_before  # the tokens earlier attempts recorded
+        self.unanswered_before = unanswered_before  # and the calls they asked that nobody answered
         self.on_phase = on_phase
         self.calls: set[str] = set()
         self.agents = 0
@@ -64,17 +75,28 @@ class AttemptState:
         self.logs: deque[str] = deque(maxlen=SNAPSHOT_LOG_LINES)
         self.contracts: dict[str, OutputContract] = {}
         self.running: dict[str, asyncio.Future[None] | None] = {}  # calls in flight, and what twins wait on
+        self.unanswered = 0  # runner calls abandoned while out: asked, never answered on record
+        self.largest = journal.largest_answer
+        self.store_failure: WorkflowInputError | None = None  # the first write of the run's files that failed
         self._semaphore = asyncio.Semaphore(concurrency)
         self._loop = asyncio.get_running_loop()
+        self._root = asyncio.current_task()  # the run's own task: cancelled only from outside
         self._invoke = invoker(runner)
 
     @property
+    def reservation(self) -> int:
+        """What an unanswered call counts against the budget: the largest answer recorded so far, at least 1."""
+        return max(self.largest, 1)
+
+    @property
     def usage(self) -> Usage:
-        return Usage(agents=self.agents, tokens=self.tokens)
+        return Usage(agents=self.agents, tokens=self.tokens, unanswered=self.unanswered,
+                     reserved=self.unanswered * self.reservation)
 
     @property
     def spent(self) -> int:
-        return self.spent_before + self.tokens
+        """What the budget counts: every token recorded, and the reservation of every call of unknown cost."""
+        return self.spent_before + self.tokens + (self.unanswered_before + self.unanswered) * self.reservation
 
     def phase_progress(self) -> tuple[PhaseProgress, ...]:
         return tuple(PhaseProgress(title=title, done=counts[DONE], cached=counts[CACHED], failed=counts[FAILED],
@@ -152,6 +174,8 @@ class AttemptState:
                    workflow: str | None) -> Any:
         """Run one new call in a concurrency slot; its journal line is written before it counts as done, and its
         answer joins the cache, so the same call made again is served from the journal."""
+        if self.store_failure is not None:  # the run's files cannot be written: no call may be paid for now
+            raise WorkflowInputError(self.store_failure.code, self.store_failure.message)
         contract = None if schema is None else self._contract(schema)  # refused before the runner is paid
         self.running[key] = None
         events = self.events
@@ -164,11 +188,15 @@ class AttemptState:
                 try:
                     value, tokens, attempts = await self._answer(key, label, prompt, schema, contract, phase,
                                                                  workflow)
-                    seq = self.writer.append({  # every field is JSON by now: agent() and _take checked them
-                        "key": key, "kind": "agent", "label": label, "phase": phase, "prompt": prompt,
-                        "schema": schema, "value": value, "tokens": tokens, "attempts": attempts,
-                        "started": started, "ended": time.time(),
-                    })
+                    record: dict[str, Any] = {"key": key, "kind": "agent", "label": label}  # all JSON by now
+                    if phase is not None:
+                        record["phase"] = phase
+                    record["prompt"] = prompt
+                    if schema is not None:
+                        record["schema"] = schema
+                    record.update(value=value, tokens=tokens, attempts=attempts, started=started,
+                                  ended=time.time())
+                    seq = self.write(record)
                 except asyncio.CancelledError:  # a sibling failed, or the run was stopped: not this call's failure
                     self.count(phase, CANCELLED)
                     events.agent_event("cancelled", key, label, phase, workflow)
@@ -220,19 +248,71 @@ class AttemptState:
         return value, tokens, 2
 
     async def _ask(self, key: str, label: str, prompt: str, schema: Any, phase: str | None, answer: int) -> Any:
-        """The runner's output for ``prompt``. If the call is cancelled just as a future settled with the answer
-        (from a worker thread, or a runner's own task), that answer was paid for all the same: it is recorded as
-        spent before the cancellation goes on."""
-        output = self._invoke(prompt, schema, label)
-        while type(output) is not RunnerOutput and inspect.isawaitable(output):
-            try:
-                output = await output
-            except asyncio.CancelledError:
-                late = _settled_answer(output)
-                if late is not None:
-                    self._spend(key, label, phase, self._charge(late, label), answer, "cancelled")
-                raise
+        """The runner's output for ``prompt``, asked after its ask line is written. A runner that raises instead
+        of answering handed back nothing: its ask is answered by a spend line of 0 tokens (``failed``), as an async
+        runner's is when its coroutine is cancelled with the call (``cancelled``)."""
+        record: dict[str, Any] = {"key": key, "kind": "ask", "label": label}
+        if phase is not None:
+            record["phase"] = phase
+        record["attempts"] = answer
+        self.write(record)
+        try:
+            output = self._invoke(prompt, schema, label)
+            while type(output) is not RunnerOutput and inspect.isawaitable(output):
+                if isinstance(output, asyncio.Future):
+                    output = await self._thread_answer(output, key, label, phase, answer)
+                    continue
+                try:
+                    output = await output
+                except asyncio.CancelledError:  # the runner's coroutine stopped with it: it handed back nothing
+                    self._spend_or_leave_unanswered(key, label, phase, answer)
+                    raise
+        except Exception:
+            self._spend(key, label, phase, 0, answer, "failed")
+            raise
         return output
+
+    async def _thread_answer(self, future: asyncio.Future[Any], key: str, label: str, phase: str | None,
+                             answer: int) -> Any:
+        """The output of a runner call running in a thread (``future``). Cancelled because the run stopped
+        itself, it waits on for the answer and records it as spent before the cancellation goes on; cancelled from
+        outside, it abandons the call (its ask stays unanswered). ``asyncio.wait`` never cancels ``future``."""
+        try:
+            await asyncio.wait((future,))
+        except asyncio.CancelledError:
+            while not future.done() and not self._stopped_from_outside():
+                with contextlib.suppress(asyncio.CancelledError):  # more siblings failing: still waiting
+                    await asyncio.wait((future,))
+            late = _settled_answer(future)
+            if late is not None:
+                self._spend(key, label, phase, self._charge(late, label), answer, "cancelled")
+            elif future.done() and not future.cancelled() and isinstance(future.exception(), Exception):
+                self._spend(key, label, phase, 0, answer, "failed")
+            else:  # abandoned while out, or answered with something that is not a runner's output
+                future.cancel()
+                self.unanswered += 1
+            raise
+        return future.result()
+
+    def _spend_or_leave_unanswered(self, key: str, label: str, phase: str | None, answer: int) -> None:
+        """Answer a cancelled call's ask with 0 tokens; if even that cannot be written, it stays unanswered."""
+        try:
+            self._spend(key, label, phase, 0, answer, "cancelled")
+        except WorkflowInputError:
+            self.unanswered += 1
+
+    def _stopped_from_outside(self) -> bool:
+        """The run's own task was cancelled (Ctrl-C, an interrupt, ``task.cancel()``), not just a sibling's."""
+        root = self._root
+        return root is not None and root.cancelling() > 0
+
+    def write(self, record: dict[str, Any]) -> int:
+        """Append ``record`` to the journal; the first failure to write (a full disk) is kept, and stops the run."""
+        try:
+            return self.writer.append(record)
+        except WorkflowInputError as error:
+            self.store_failure = self.store_failure or error
+            raise
 
     def _take(self, output: Any, key: str, label: str, phase: str | None, answer: int) -> tuple[Any, int]:
         """Charge a runner's output and return its value as the journal will give it back, with its tokens;
@@ -246,8 +326,11 @@ class AttemptState:
 
     def _spend(self, key: str, label: str, phase: str | None, tokens: int, answer: int, reason: str) -> None:
         """Journal an answer paid for but not kept (a spend line), so its tokens outlive a crash."""
-        self.writer.append({"key": key, "kind": "spend", "label": label, "phase": phase, "tokens": tokens,
-                            "attempts": answer, "reason": reason})
+        record: dict[str, Any] = {"key": key, "kind": "spend", "label": label}
+        if phase is not None:
+            record["phase"] = phase
+        record.update(tokens=tokens, attempts=answer, reason=reason)
+        self.write(record)
 
     def _charge(self, output: Any, label: str) -> int:
         if type(output) is not RunnerOutput:
@@ -257,6 +340,8 @@ class AttemptState:
         if type(tokens) is not int or tokens < 0:
             raise WorkflowInputError("RUNNER_OUTPUT", f"the runner reported invalid tokens for `{label}`: {tokens!r}")
         self.tokens += tokens
+        if tokens > self.largest:
+            self.largest = tokens
         return tokens
 
     def _contract(self, schema: Any) -> OutputContract:

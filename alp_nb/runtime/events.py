@@ -28,7 +28,7 @@ from typing import Any
 
 from alp_nb.base.jsonline import line_encoder
 
-from .store_files import open_store_file, store_file
+from .store_files import inaccessible, open_store_file, store_file, write_all
 
 Event = dict[str, Any]
 Subscriber = Callable[[Event], Any]
@@ -62,15 +62,23 @@ def _open_after_last_line(path: Path, *, fresh: bool) -> int:
 
 
 class EventLog:
-    """Fans events out to subscribers and appends them, buffered, to the events file (if any)."""
+    """Fans events out to subscribers and appends them, buffered, to the events file (if any). A failed write
+    (a full disk) is STORE_INACCESSIBLE naming the file; what was buffered is then dropped, never retried."""
+
+    BUFFER = 1 << 16
 
     def __init__(self, subscribers: Iterable[Subscriber], path: Path | None = None, *, fresh: bool = False) -> None:
         self._subscribers = list(subscribers)
-        self._file = None
-        if path is not None:
-            self._file = open(  # noqa: SIM115 (open for the whole attempt, closed by close())
-                _open_after_last_line(path, fresh=fresh), "a", encoding="utf-8", errors="backslashreplace",
-                buffering=1 << 16)
+        self._path = Path(os.devnull) if path is None else path
+        self._fd = -1 if path is None else _open_after_last_line(path, fresh=fresh)
+        self._pending: list[str] = []
+        self._pending_size = 0
+
+    def _write(self, line: str) -> None:
+        self._pending.append(line)
+        self._pending_size += len(line)
+        if self._pending_size >= self.BUFFER:
+            self.flush()
 
     def emit(self, event_type: str, **fields: Any) -> Event:
         return self.publish({"type": event_type, **fields})
@@ -78,8 +86,8 @@ class EventLog:
     def publish(self, event: Event) -> Event:
         """Stamp ``ts`` on an event built by the caller, append it to the file, hand it to every subscriber."""
         event["ts"] = time.time()
-        if self._file is not None:
-            self._file.write(_encode(event) + "\n")
+        if self._fd >= 0:
+            self._write(_encode(event) + "\n")
         if self._subscribers:
             self._notify(event)
         return event
@@ -98,13 +106,13 @@ class EventLog:
         """The per-call ``workflow_agent`` event (started, done, cached, cancelled): the same JSON ``publish``
         would write, formatted directly because it is the one event every call sends."""
         ts = time.time()
-        if self._file is not None:
+        if self._fd >= 0:
             phase_text = "null" if phase is None else _string(phase)
             tokens_text = "" if tokens is None else f', "tokens": {tokens:d}'
             workflow_text = "" if workflow is None else f', "workflow": {_string(workflow)}'
-            self._file.write(f'{{"type": "workflow_agent", "status": "{status}", "key": "{key}", '
-                             f'"label": {_string(label)}, "phase": {phase_text}{tokens_text}{workflow_text}, '
-                             f'"ts": {ts!r}}}\n')
+            self._write(f'{{"type": "workflow_agent", "status": "{status}", "key": "{key}", '
+                        f'"label": {_string(label)}, "phase": {phase_text}{tokens_text}{workflow_text}, '
+                        f'"ts": {ts!r}}}\n')
         if self._subscribers:
             event: Event = {"type": "workflow_agent", "status": status, "key": key, "label": label, "phase": phase}
             if tokens is not None:
@@ -115,13 +123,25 @@ class EventLog:
             self._notify(event)
 
     def flush(self) -> None:
-        if self._file is not None:
-            self._file.flush()
+        if not self._pending:
+            return
+        data = "".join(self._pending).encode("utf-8", "backslashreplace")
+        self._pending.clear()
+        self._pending_size = 0
+        try:
+            write_all(self._fd, data)
+        except OSError as error:
+            raise inaccessible(self._path, "write", error) from None
 
     def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+        """Write what is buffered and close the file; the file is closed even when that write fails."""
+        if self._fd < 0:
+            return
+        try:
+            self.flush()
+        finally:
+            os.close(self._fd)
+            self._fd = -1
 
 
 class EventStream:

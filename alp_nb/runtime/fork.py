@@ -21,7 +21,7 @@ from alp_nb.base.frozen import thaw
 from alp_nb.base.untrusted_json import UntrustedJson
 
 from .errors import WorkflowInputError
-from .journal import JournalRead, JournalWriter, journaled, read_journal
+from .journal import JournalRead, journaled, sealed_lines
 from .keys import canonical_dumps, validate_run_id
 from .meta import validate_args
 from .saved_workflows import SavedWorkflow
@@ -54,10 +54,10 @@ class ForkSeed:
     args: dict[str, Any]
     origin: ForkOrigin
 
-    def write(self, writer: JournalWriter) -> None:
-        """The copied lines, first in the new run's journal (their seqs are the ones ``journal`` holds)."""
-        for record in self.records:
-            writer.append(record)
+    def lines(self) -> bytes:
+        """The copied lines as the new run's journal starts, written whole before its first snapshot (their seqs
+        are the ones ``journal`` holds), so a kill never leaves a fork with part of its source's answers."""
+        return sealed_lines(list(self.records))[0]
 
 
 def fork_seed(store: RunStore, fork: Fork, saved: SavedWorkflow, args: Any) -> ForkSeed:
@@ -75,8 +75,7 @@ def fork_seed(store: RunStore, fork: Fork, saved: SavedWorkflow, args: Any) -> F
         raise WorkflowInputError("ARGS_MISMATCH", f"a fork runs with the args of run `{source_id}`; omit args")
     prompts = _prompts(fork.prompts)
     lines: list[dict[str, Any]] = []
-    source_journal = read_journal(store.paths(source_id).journal,
-                                  on_record=lambda record, _seq, _line: lines.append(record))
+    source_journal = store.read_journal(source, on_record=lambda record, _seq, _line: lines.append(record))
     by_label: dict[str, list[dict[str, Any]]] = {}
     for record in lines:
         if record.get("kind", "agent") == "agent" and isinstance(record.get("label"), str):
@@ -88,13 +87,14 @@ def fork_seed(store: RunStore, fork: Fork, saved: SavedWorkflow, args: Any) -> F
     for record in lines:
         if record.get("kind", "agent") != "agent":
             continue  # a spend line is the source's cost, not an answer to serve
-        copied = {name: record[name] for name in COPIED_FIELDS if name in record}
-        copied["copiedFrom"] = source_id
+        copied = {name: record[name] for name in COPIED_FIELDS if record.get(name) is not None or name == "value"}
+        copied.update(kind="agent", copiedFrom=source_id)  # an s16 line names no kind
         if record.get("label") in replaced:
             copied.update(value=replaced[record["label"]], tokens=0, overridden=True)
         seq = len(records) + 1
         records.append(copied)
         journal.calls.setdefault(copied["key"], (copied["value"], copied.get("tokens", 0), seq))
+        journal.largest_answer = max(journal.largest_answer, copied.get("tokens", 0))
     journal.next_seq = len(records) + 1
     origin = ForkOrigin(run_id=source_id, values=tuple(replaced), prompts=prompts)
     return ForkSeed(tuple(records), journal, source_args, origin)

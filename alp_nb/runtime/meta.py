@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from alp_nb.agents.errors import AgentError
@@ -96,7 +96,29 @@ def validate_args(args: Any, field: str = "args") -> dict[str, Any]:
         raise WorkflowInputError("INVALID_ARGS", f"{field} must be JSON a run can store: {error.message}") from None
     if set(copy) != set(args):
         raise WorkflowInputError("INVALID_ARGS", f"{field} keys must be strings")
+    for text, path, is_key in _texts(copy):
+        try:
+            text.encode()
+        except UnicodeEncodeError as error:  # a lone surrogate: no file of the run could hold it
+            where = ".".join(path)
+            what = (f"has a key{f' in `{where}`' if where else ''} that" if is_key else f"key `{where}`")
+            raise WorkflowInputError("INVALID_ARGS", f"{field} {what} is not valid Unicode text (a lone surrogate at "
+                                     f"character {error.start}): a run could not write it to its files") from None
     budget = copy.get("budget")
     if "budget" in copy and (type(budget) is not int or budget <= 0):
         raise WorkflowInputError("INVALID_ARGS", f"{field}.budget must be a positive integer number of tokens")
     return copy
+
+
+
+def _texts(value: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[str, tuple[str, ...], bool]]:
+    """Every string in JSON ``value``: (the text, the keys leading to it, whether it is itself a key)."""
+    if isinstance(value, str):
+        yield value, path, False
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield key, path, True
+            yield from _texts(item, (*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _texts(item, (*path, str(index)))

@@ -9,7 +9,6 @@ stop at its first call, so it is refused before anything is written, saying how 
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -46,14 +45,15 @@ class ResumeDecision:
 
     @property
     def overspent(self) -> bool:
-        """The run has already spent more than its budget: a resume would stop at its first call."""
-        return self.budget is not None and self.spent.tokens > self.budget
+        """The run has already spent more than its budget, counting what it reserves for calls of unknown cost: a
+        resume would stop at its first call."""
+        return self.budget is not None and self.spent.counted > self.budget
 
     def overspent_error(self) -> WorkflowInputError:
         return WorkflowInputError(
-            "BUDGET_EXCEEDED", f"run `{self.run_id}` has spent its token budget ({self.spent.tokens} of {self.budget} "
-            "tokens), so a resume would stop at its first call; raise the budget to go on: budget=N on resume, "
-            "or `--budget N` on the command line")
+            "BUDGET_EXCEEDED", f"run `{self.run_id}` has spent its token budget ({spent_text(self.spent)} of "
+            f"{self.budget} tokens), so a resume would stop at its first call; raise the budget to go on: budget=N on "
+            "resume, or `--budget N` on the command line")
 
 
 def decide_resume(snapshot: RunSnapshot, journal: JournalRead, saved: SavedWorkflow, args: Any = None,
@@ -64,7 +64,9 @@ def decide_resume(snapshot: RunSnapshot, journal: JournalRead, saved: SavedWorkf
     still shows what such a resume would do once its budget is raised)."""
     resumed_args = resumable_args(snapshot, saved, args)
     previous = settled_attempts(snapshot.attempts, journal)
-    spent = sum((attempt.usage for attempt in previous), Usage())
+    recorded = sum((attempt.usage for attempt in previous), Usage())
+    unanswered = len(journal.unanswered)  # the journal is the record: every attempt's, at today's reservation
+    spent = recorded.model_copy(update={"unanswered": unanswered, "reserved": unanswered * journal.reservation})
     current = run_budget(snapshot)
     if budget is not None:
         check_raised_budget(snapshot.run_id, budget, current)
@@ -113,12 +115,11 @@ def settled_attempts(attempts: tuple[Attempt, ...], journal: JournalRead) -> tup
     return (*attempts[:-1], last.model_copy(update={"status": "interrupted"}))
 
 
-def warn_if_journal_lost(snapshot: RunSnapshot, journal: JournalRead, journal_name: str) -> None:
-    """A snapshot that counts finished calls (or tokens spent) beside a journal that holds no line: the journal
-    was lost or emptied, and the resume is about to run, and pay for, those calls again."""
-    done = sum(phase.done for phase in snapshot.phases)
-    if journal.calls or journal.spends or not (done or snapshot.usage.cumulative.tokens):
-        return
-    calls = max(done, snapshot.usage.cumulative.agents)
-    warnings.warn(f"{snapshot.run_id}.json records {calls} agent calls but {journal_name} holds none of them: "
-                  "they will run again", RuntimeWarning, stacklevel=3)
+def spent_text(spent: Usage) -> str:
+    """``130``, or ``130 tokens recorded and 20 reserved for 2 calls asked and never answered``: what a budget
+    counts, said in full."""
+    if not spent.unanswered:
+        return str(spent.tokens)
+    calls = "call" if spent.unanswered == 1 else "calls"
+    return (f"{spent.tokens} tokens recorded and {spent.reserved} reserved for {spent.unanswered} {calls} asked and "
+            "never answered")

@@ -30,18 +30,21 @@ from .errors import WorkflowInputError
 from .events import EventLog, Subscriber
 from .execution_context import run_script
 from .fork import Fork, ForkSeed, fork_seed
-from .journal import JournalRead, JournalWriter, read_journal
+from .journal import JournalRead, JournalWriter
 from .keys import validate_run_id
 from .meta import validate_args
 from .progress import progress_subscriber
-from .resume import ResumeDecision, check_raised_budget, decide_resume, resumable_args, warn_if_journal_lost
+from .resume import ResumeDecision, check_raised_budget, decide_resume, resumable_args
 from .runners import MockAgentRunner
 from .saved_workflows import DEFAULT_REGISTRY, SavedWorkflow, WorkflowRegistry
-from .snapshot import Attempt, RunSnapshot, Usage, UsageReport, run_budget
+from .snapshot import Attempt, PhaseProgress, RunSnapshot, Usage, UsageReport, run_budget
 from .store import RunLock, RunStore
+from .store_files import write_store_file
 from .sync import run_sync
 
 Durability = Literal["flush", "fsync"]
+STORE_FAILURES = ("STORE_INACCESSIBLE", "UNSAFE_STORE_FILE")
+"""The codes of a run's own files failing to be written: the attempt stops ``interrupted``, not ``failed``."""
 
 
 class LaunchEnvelope(FrozenModel):
@@ -122,8 +125,12 @@ async def run_workflow(name: str, args: Any = None, resume_from_run_id: str | No
 def _notify_ended(subscribers: list[Subscriber], error: BaseException) -> None:
     code = getattr(error, "code", type(error).__name__)
     message = getattr(error, "message", None) or str(error) or type(error).__name__
-    event = {"type": "task_notification", "runId": None, "status": "failed", "error": message, "code": code,
-             "ts": time.time()}
+    _notify_subscribers(subscribers, {"type": "task_notification", "runId": None, "status": "failed",
+                                      "error": message, "code": code, "ts": time.time()})
+
+
+def _notify_subscribers(subscribers: Iterable[Subscriber], event: dict[str, Any]) -> None:
+    """The run's last event, handed to its subscribers only: it says what the snapshot and output already hold."""
     for subscriber in subscribers:
         subscriber(event)
 
@@ -165,14 +172,20 @@ class _Launch:
         self.fsync = durability == "fsync"
         self.started = False  # execute() took over the lock
         self.notified = False  # the final task_notification went out
+        self.spent_before = Usage()
+        self.state: AttemptState | None = None
         if decision is not None:
             self.journal, self.previous, self.budget = decision.journal, decision.previous, decision.budget
             self.prompts, self.fork_origin = decision.prompts, decision.snapshot.fork
+            self.spent_before = decision.spent
+            sealed = decision.snapshot.sealed_from  # an s16 or older run is sealed from this resume on
+            self.sealed_from = self.journal.next_seq if sealed is None else sealed
         else:
             self.journal = seed.journal if seed is not None else JournalRead()
             self.previous, self.budget = (), args.get("budget")
             self.prompts = seed.origin.prompts if seed is not None else {}
             self.fork_origin = seed.origin if seed is not None else None
+            self.sealed_from = 1
         self.attempt = Attempt(number=len(self.previous) + 1, status="running", started_at=_now(), pid=os.getpid(),
                                script_digest=saved.digest, first_seq=self.journal.next_seq, budget=self.budget)
 
@@ -202,9 +215,8 @@ class _Launch:
                 args = seed.args
             else:
                 args = saved.check_args(validate_args(args))
-            run_id = store.reserve(saved.meta.name)
-            return cls(saved=saved, store=store, run_id=run_id, args=args, lock=store.acquire(run_id, fresh=True),
-                       seed=seed, **options)
+            run_id, lock = store.reserve(saved.meta.name)
+            return cls(saved=saved, store=store, run_id=run_id, args=args, lock=lock, seed=seed, **options)
         if fork is not None:
             raise WorkflowInputError("INVALID_OPTION", "fork= starts a new run; it cannot be given with a run to "
                                      "resume")
@@ -216,9 +228,8 @@ class _Launch:
         store.check_run_files(run_id)  # refused before a lock file is created or anything written
         lock = store.acquire(run_id)
         try:
-            journal = read_journal(store.paths(run_id).journal)
             snapshot = store.read_snapshot(run_id)  # as of taking the lock
-            warn_if_journal_lost(snapshot, journal, store.paths(run_id).journal.name)
+            journal = store.read_journal(snapshot)  # warns of lines missing from it before anything runs again
             decision = decide_resume(snapshot, journal, saved, args, budget)
         except BaseException:
             lock.release()
@@ -232,7 +243,7 @@ class _Launch:
         journal = self.journal
         if self.decision is None or not journal.calls:
             return
-        digests = {attempt.script_digest for attempt in self.previous}
+        digests = {attempt.script_digest for attempt in self.previous} or {self.decision.snapshot.script_digest}
         if digests == {self.saved.digest}:
             return
         rehearsal = await dry_run(self.saved, self.args, journal, registry=self.registry, prompts=self.prompts,
@@ -245,34 +256,37 @@ class _Launch:
                 "others again (see its plan: alp-nb workflow plan)", RuntimeWarning, stacklevel=3)
 
     async def execute(self, subscribers: list[Subscriber]) -> WorkflowRun:
+        """Run the attempt to its end. The snapshot comes first, whole (after a fork's copied journal, written
+        whole): a kill at any instant leaves either no run or one that resumes. A write of the run's files that
+        fails (a full disk) ends the attempt ``interrupted`` with that reason, where the snapshot can still be
+        written, and is raised; closing the files never hides it."""
         self.started = True
         store, run_id, paths = self.store, self.run_id, self.store.paths(self.run_id)
         resumed = self.resumed
-        with contextlib.ExitStack() as cleanup:  # however the attempt ends: files closed, then the lock released
-            cleanup.callback(self.lock.release)
+        files: list[JournalWriter | EventLog] = []
+        try:
             paths.output.unlink(missing_ok=True)  # a previous attempt's output is stale until this one ends
-            writer = JournalWriter(paths.journal, fsync=self.fsync, fresh=not resumed,
-                                   truncate_to=self.journal.good_bytes if resumed else None,
-                                   needs_newline=self.journal.needs_newline, next_seq=1 if not resumed
-                                   else self.journal.next_seq)
-            cleanup.callback(writer.close)
             if self.seed is not None:
-                self.seed.write(writer)
+                write_store_file(paths.journal, self.seed.lines(), fsync=self.fsync)
+            self._persist("running")
+            writer = JournalWriter(paths.journal, fsync=self.fsync, fresh=not resumed and self.seed is None,
+                                   truncate_to=self.journal.good_bytes if resumed else None,
+                                   needs_newline=self.journal.needs_newline, next_seq=self.journal.next_seq)
+            files.append(writer)
             events = EventLog(subscribers, paths.events, fresh=not resumed)
-            cleanup.callback(events.close)
+            files.append(events)
 
             def on_phase() -> None:
                 events.flush()
                 self._persist("running")
 
-            self.state = AttemptState(
+            state = self.state = AttemptState(
                 journal=self.journal, writer=writer, events=events, runner=self.runner,
                 concurrency=self.concurrency, agent_cap=self.agent_cap, budget_total=self.budget,
-                spent_before=self._previous_usage().tokens, phases=self.saved.meta.phases, on_phase=on_phase,
-                on_call=self.on_call, prompts=self.prompts,
+                spent_before=self.spent_before.tokens, phases=self.saved.meta.phases, on_phase=on_phase,
+                on_call=self.on_call, prompts=self.prompts, unanswered_before=self.spent_before.unanswered,
             )
-            self._persist("running")
-            if store.last_run() != run_id:  # after the first snapshot: the pointer never names an empty one
+            if store.last_run() != run_id:  # after the first snapshot: the pointer never names a missing one
                 store.set_last_run(run_id, fsync=self.fsync)
             launched = LaunchEnvelope(run_id=run_id, task_id=_task_id(run_id), workflow_name=self.saved.meta.name,
                                       attempt=self.attempt.number, resumed=resumed, output_file=str(paths.output))
@@ -280,8 +294,12 @@ class _Launch:
                    "attempt": launched.attempt}
             events.emit("async_launched", resumed=resumed, **ids)
             events.emit("task_started", **ids)
-            result, status, error, code = await run_script(self.saved, self.state, run_id=run_id, args=self.args,
+            result, status, error, code = await run_script(self.saved, state, run_id=run_id, args=self.args,
                                                            registry=self.registry)
+            failure = state.store_failure
+            if failure is not None or code in STORE_FAILURES:
+                raise failure or WorkflowInputError(code or "", error or "")
+            events.flush()
             writer.close()
             store.write_output(run_id, result if status == "completed" else {"error": error}, fsync=self.fsync)
             task = self._persist(status, error, code)
@@ -290,25 +308,59 @@ class _Launch:
                         cumulativeAgents=cumulative.agents, cumulativeTokens=cumulative.tokens,
                         outputFile=str(paths.output), error=error)
             self.notified = True
-            if status == "cancelled":
-                raise asyncio.CancelledError
-            return WorkflowRun(launched, result if status == "completed" else None, task)
+            files.remove(events)
+            try:
+                events.close()
+            except WorkflowInputError as late:  # the run has ended on disk; only its events file lacks the end
+                warnings.warn(f"run `{run_id}` ended {status}, but its events file could not be finished: "
+                              f"{late.message}", RuntimeWarning, stacklevel=3)
+        except WorkflowInputError as failure:
+            if failure.code in STORE_FAILURES:
+                self._interrupted(failure, subscribers)
+            raise
+        finally:
+            for file in reversed(files):
+                with contextlib.suppress(WorkflowInputError, OSError):  # the first error is the one raised
+                    file.close()
+            self.lock.release()
+        if status == "cancelled":
+            raise asyncio.CancelledError
+        return WorkflowRun(launched, result if status == "completed" else None, task)
 
-    def _previous_usage(self) -> Usage:
-        return sum((attempt.usage for attempt in self.previous), Usage())
+    def _interrupted(self, failure: WorkflowInputError, subscribers: list[Subscriber]) -> None:
+        """After a failed write: the attempt recorded ``interrupted`` with the reason, if the snapshot can still be
+        written (a full disk may refuse that too), and the end told to the subscribers."""
+        with contextlib.suppress(WorkflowInputError, OSError):
+            self._persist("interrupted", failure.message, failure.code)
+        self.notified = True
+        _notify_subscribers(subscribers, {"type": "task_notification", "runId": self.run_id, "status": "interrupted",
+                                          "error": failure.message, "code": failure.code, "ts": time.time()})
+
+    def _cumulative(self, usage: Usage) -> Usage:
+        """Every attempt's usage, the calls of unknown cost reserved at the largest answer recorded by now."""
+        before = self.spent_before
+        unanswered = before.unanswered + usage.unanswered
+        reservation = self.journal.reservation if self.state is None else self.state.reservation
+        return Usage(agents=before.agents + usage.agents, tokens=before.tokens + usage.tokens, unanswered=unanswered,
+                     reserved=unanswered * reservation)
 
     def _persist(self, status: str, error: str | None = None, code: str | None = None) -> RunSnapshot:
         state = self.state
         ended = None if status == "running" else _now()
-        attempt = self.attempt.model_copy(update={"status": status, "ended_at": ended, "usage": state.usage,
-                                                  "cached": state.cached})
+        usage = Usage() if state is None else state.usage
+        last_seq = (self.journal.next_seq if state is None else state.writer.next_seq) - 1
+        attempt = self.attempt.model_copy(update={
+            "status": status, "ended_at": ended, "usage": usage, "cached": 0 if state is None else state.cached,
+            "last_seq": last_seq or None})
+        phases = (PhaseProgress(title=title) for title in self.saved.meta.phases) if state is None else \
+            state.phase_progress()
         snapshot = RunSnapshot(
             run_id=self.run_id, task_id=_task_id(self.run_id), workflow_name=self.saved.meta.name, args=self.args,
             script_digest=self.saved.digest, status=status,
-            usage=UsageReport(attempt=state.usage, cumulative=self._previous_usage() + state.usage),
-            attempts=(*self.previous, attempt), pid=os.getpid(), phases=state.phase_progress(),
-            logs=tuple(state.logs), error=error, error_code=code, budget=self.budget, fork=self.fork_origin,
-            updated_at=_now(),
+            usage=UsageReport(attempt=usage, cumulative=self._cumulative(usage)),
+            attempts=(*self.previous, attempt), pid=os.getpid(), phases=tuple(phases),
+            logs=() if state is None else tuple(state.logs), error=error, error_code=code, budget=self.budget,
+            fork=self.fork_origin, sealed_from=self.sealed_from, updated_at=_now(),
         )
         self.store.write_snapshot(snapshot, fsync=self.fsync)
         return snapshot

@@ -50,11 +50,21 @@ class WorkflowRegistry:
         meta = validate_meta(meta)
         if not inspect.iscoroutinefunction(fn):
             raise WorkflowInputError("INVALID_META", f"workflow `{meta.name}` must be an async function (ctx, args)")
-        known = self._saved.get(meta.name)
-        if known is not None and _identity(known.fn) != _identity(fn):
-            raise WorkflowInputError("DUPLICATE_WORKFLOW", f"workflow `{meta.name}` is already registered")
+        self._check_free(meta.name, fn)
         saved = self._saved[meta.name] = SavedWorkflow(meta, fn, script_digest(fn), args_contract(meta))
         return saved
+
+    def _check_free(self, name: str, fn: WorkflowScript) -> None:
+        known = self._saved.get(name)
+        if known is not None and _identity(known.fn) != _identity(fn):
+            raise WorkflowInputError("DUPLICATE_WORKFLOW", f"workflow `{name}` is already registered")
+
+    def _adopt(self, staged: WorkflowRegistry) -> tuple[str, ...]:
+        """Every workflow of ``staged`` saved here too, or none of them if one name is taken."""
+        for saved in staged:
+            self._check_free(saved.meta.name, saved.fn)
+        self._saved.update(staged._saved)
+        return tuple(sorted(staged._saved))
 
     def get(self, name: str) -> SavedWorkflow:
         saved = self._saved.get(name) if isinstance(name, str) else None
@@ -122,33 +132,46 @@ _LOADING_INTO: ContextVar[WorkflowRegistry | None] = ContextVar("alp_nb_loading_
 def load_workflow_file(path: str | os.PathLike[str], registry: WorkflowRegistry | None = None) -> tuple[str, ...]:
     """Run the Python file ``path``, which saves its workflows with ``@saved_workflow``, and return the names it
     added to ``registry`` (the default one when None). A registry of your own holds an edited copy of a saved
-    workflow beside the original, under the same name. INVALID_SCRIPT when the file cannot be run (with its
-    line of the error) or saves no workflow."""
+    workflow beside the original, under the same name.
+
+    The file's workflows are saved aside while it runs and added only once it ran to its end, so a file that fails
+    part way registers nothing. INVALID_SCRIPT when the file cannot be run (with its line of the error), calls
+    ``sys.exit``, or saves no workflow."""
     path = Path(path)
     target = DEFAULT_REGISTRY if registry is None else registry
-    before = set(target._saved)
     name = f"alp_nb_workflow_file_{hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None or not path.is_file():
         raise WorkflowInputError("INVALID_SCRIPT", f"cannot load workflow file {path}: not a Python file")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # inspect.getsource (the script's digest) looks modules up here
-    loading = _LOADING_INTO.set(target)
+    staged = WorkflowRegistry()
+    loading = _LOADING_INTO.set(staged)
     try:
         spec.loader.exec_module(module)
     except WorkflowInputError:
-        raise
-    except Exception as error:
         del sys.modules[name]
-        line = next((frame.lineno for frame in reversed(traceback.extract_tb(error.__traceback__))
-                     if Path(frame.filename) == path), None)
-        where = f" line {line}" if line else ""
-        raise WorkflowInputError("INVALID_SCRIPT", f"cannot load workflow file {path}{where}: "
-                                 f"{type(error).__name__}: {error}") from None
+        raise
+    except (Exception, SystemExit) as error:
+        del sys.modules[name]
+        raise WorkflowInputError("INVALID_SCRIPT", f"cannot load workflow file {path}{_line_in(path, error)}: "
+                                 f"{_what_happened(error)}") from None
     finally:
         _LOADING_INTO.reset(loading)
-    added = tuple(sorted(set(target._saved) - before))
-    if not added:
+    if not len(staged):
         raise WorkflowInputError("INVALID_SCRIPT", f"workflow file {path} saves no workflow: decorate its script "
                                  "with @saved_workflow(name=..., description=...)")
-    return added
+    return target._adopt(staged)
+
+
+def _line_in(path: Path, error: BaseException) -> str:
+    """`` line N``: the line of ``path`` where ``error`` was raised, if it was raised there."""
+    line = next((frame.lineno for frame in reversed(traceback.extract_tb(error.__traceback__))
+                 if Path(frame.filename) == path), None)
+    return f" line {line}" if line else ""
+
+
+def _what_happened(error: BaseException) -> str:
+    if isinstance(error, SystemExit):
+        return f"it called sys.exit({error.code!r}) while loading"
+    return f"{type(error).__name__}: {error}"

@@ -7,11 +7,11 @@ attempts, phases with call counts and the last log lines. An s16 snapshot
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Any, Literal
 
-from pydantic import ValidationError
+from pydantic import SerializerFunctionWrapHandler, ValidationError, model_serializer
 
 from alp_nb.base.frozen import FrozenJson, FrozenMapping, FrozenModel, validation_issues
 
@@ -22,13 +22,39 @@ SNAPSHOT_LOG_LINES = 50
 
 
 class Usage(FrozenModel):
-    """Agent calls that reached a runner, and the tokens they reported (retries included)."""
+    """Agent calls that reached a runner, and the tokens they reported (retries included). ``unanswered``: runner
+    calls asked and never answered on record (the process died, or the run was stopped, while they were out),
+    whose cost is unknown; ``reserved``: the tokens held against the budget for them (see
+    ``JournalRead.reservation``)."""
 
     agents: int = 0
     tokens: int = 0
+    unanswered: int = 0
+    reserved: int = 0
 
     def __add__(self, other: Usage) -> Usage:
-        return Usage(agents=self.agents + other.agents, tokens=self.tokens + other.tokens)
+        return Usage(agents=self.agents + other.agents, tokens=self.tokens + other.tokens,
+                     unanswered=self.unanswered + other.unanswered, reserved=self.reserved + other.reserved)
+
+    def __repr_args__(self) -> Iterator[tuple[str | None, Any]]:
+        """The unknown-cost fields only when there are calls of unknown cost, as in the snapshot's JSON."""
+        for name, value in super().__repr_args__():
+            if self.unanswered or name not in ("unanswered", "reserved"):
+                yield name, value
+
+    @model_serializer(mode="wrap")
+    def _lean(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """``unanswered`` and ``reserved`` are written only when there is something to say: most runs have none."""
+        data: dict[str, Any] = handler(self)
+        if not self.unanswered:
+            data.pop("unanswered", None)
+            data.pop("reserved", None)
+        return data
+
+    @property
+    def counted(self) -> int:
+        """What the budget counts: the tokens recorded and those reserved for calls of unknown cost."""
+        return self.tokens + self.reserved
 
 
 class UsageReport(FrozenModel):
@@ -48,6 +74,9 @@ class Attempt(FrozenModel):
     usage: Usage = Usage()
     cached: int = 0
     first_seq: int = 1
+    last_seq: int | None = None
+    """The seq of the last journal line this attempt had written when the snapshot was: a line before it that the
+    journal lacks was deleted."""
     budget: int | None = None
     """The token budget this attempt ran under: the run's (``args["budget"]``), or one raised on resume."""
 
@@ -96,6 +125,10 @@ class RunSnapshot(FrozenModel):
     error_code: str | None = None
     budget: int | None = None
     fork: ForkOrigin | None = None
+    sealed_from: int | None = None
+    """The first journal seq from which every line of this run carries a checksum (1 for a run alp_nb started;
+    where alp_nb first resumed an s16 or older run); None where the writer never sealed lines: legacy lines read
+    only before it."""
     updated_at: str | None = None
 
     def to_json(self) -> dict[str, Any]:
@@ -106,6 +139,8 @@ def parse_snapshot(data: Any, source: str) -> RunSnapshot:
     """Our snapshot or an s16 one, from parsed JSON; anything else is CORRUPT_RUN naming ``source``."""
     if isinstance(data, Mapping) and isinstance(data.get("task"), Mapping):
         data = _from_s16(data)
+    elif isinstance(data, Mapping) and "sealedFrom" not in data and "errorCode" in data:
+        data = {**data, "sealedFrom": 1}  # written by our v2 writer, which sealed every line, before this field
     try:
         return RunSnapshot.model_validate(data)
     except ValidationError as error:

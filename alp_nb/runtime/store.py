@@ -9,19 +9,24 @@ a second process resuming it is refused before it writes anything.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
+import re
+import time
+import warnings
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from alp_nb.base.safe_files import open_regular
+from alp_nb.base.atomic_file import temp_files
 
 from .errors import WorkflowInputError
-from .journal import JournalEntry, JournalRead, read_journal
+from .journal import JournalEntry, JournalRead, RecordHandler, read_journal
+from .journal_gaps import missing_lines
 from .keys import RUN_ID_RE, new_run_id, validate_run_id
 from .snapshot import Attempt, PhaseProgress, RunSnapshot, Usage, UsageReport, parse_snapshot
 from .store_files import (
@@ -35,6 +40,10 @@ from .store_files import (
 DEFAULT_STORE = ".alp-runs"
 LAST_RUN_FILE = "last_run.txt"
 JOURNAL_PAGE_SIZE = 20
+STALE_TEMP_SECONDS = 60
+TEMP_RUN_ID_RE = re.compile(rf"\.({RUN_ID_RE.pattern})\.")
+"""The run a temporary file belongs to: ``.<runId>.json.<random>.tmp`` and the like."""
+RESERVE_TRIES = 100
 
 
 @dataclass(frozen=True)
@@ -120,24 +129,43 @@ class RunStore:
             lock=Path(f"{base}.lock"),
         )
 
-    def reserve(self, workflow_name: str) -> str:
-        """A fresh run id, claimed by creating its (empty) snapshot exclusively."""
+    def reserve(self, workflow_name: str) -> tuple[str, RunLock]:
+        """A fresh run id and its held lock, the id claimed by creating its lock file exclusively. Its snapshot is
+        written later, whole (``write_snapshot``): a process killed before that leaves no run, only a free lock
+        file that nothing lists, never an empty snapshot."""
         try:
             self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
-            while True:
-                run_id = new_run_id(workflow_name)
-                try:  # O_EXCL creates a new regular file or fails: a link in its place is never followed
-                    os.close(open_regular(self.paths(run_id).snapshot, os.O_WRONLY | os.O_CREAT | os.O_EXCL))
-                except FileExistsError:
-                    continue
-                return run_id
         except OSError as error:  # the store is a file, or a folder we may not write to
             raise WorkflowInputError("INVALID_OPTION", f"run store {self.root} cannot hold runs: "
                                      f"{error.strerror or error}") from None
+        self._remove_stale_temp_files()
+        for _ in range(RESERVE_TRIES):
+            run_id = self.new_run_id(workflow_name)
+            paths = self.paths(run_id)
+            if not any(os.path.lexists(path) for path in (paths.snapshot, paths.journal, paths.events, paths.output,
+                                                          paths.lock)):
+                return run_id, self.acquire(run_id, fresh=True)
+        raise WorkflowInputError("INVALID_OPTION", f"run store {self.root} found no free run id in {RESERVE_TRIES} "
+                                 "tries: every id it picked names files already there")
+
+    def _remove_stale_temp_files(self) -> None:
+        """Remove the temporary files of every run whose lock nobody holds: a process killed before a rename left
+        them (only a run's lock holder writes its temporary files, so one no process holds is never finished)."""
+        for stale in temp_files(self.root, "wf_"):
+            run_id = TEMP_RUN_ID_RE.match(stale.name)
+            if run_id is not None and not self.is_active(run_id[1]):
+                with contextlib.suppress(OSError):
+                    stale.unlink()
+
+    def new_run_id(self, workflow_name: str) -> str:
+        """The id a new run of ``workflow_name`` would take (``wf_<name>_<16 random hex digits>``): the one method
+        that picks a name, for a store that names its runs otherwise (a notebook numbering them)."""
+        return new_run_id(workflow_name)
 
     def acquire(self, run_id: str, *, fresh: bool = False) -> RunLock:
         """Hold the run's lock, or WorkflowInputError(RUN_ACTIVE) if another process has it. ``fresh``: a new run's
-        lock file, created here (``O_EXCL``)."""
+        lock file, created here (``O_EXCL``). Holding it, the temporary files
+        an earlier holder left when killed before a rename are removed: only the holder writes them."""
         fd = open_store_file(self.paths(run_id).lock, os.O_RDWR | os.O_CREAT | (os.O_EXCL if fresh else 0))
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -146,6 +174,9 @@ class RunStore:
             raise WorkflowInputError(
                 "RUN_ACTIVE", f"run `{run_id}` is already active in another process; wait for it to finish"
             ) from None
+        for stale in temp_files(self.root, run_id):
+            with contextlib.suppress(OSError):
+                stale.unlink()
         return RunLock(fd)
 
     def is_active(self, run_id: str) -> bool:
@@ -166,11 +197,17 @@ class RunStore:
         write_store_file(self.paths(snapshot.run_id).snapshot, json.dumps(snapshot.to_json(), indent=2), fsync=fsync)
 
     def read_snapshot(self, run_id: str) -> RunSnapshot:
-        """The snapshot as stored (a live or interrupted run both read ``running``)."""
+        """The snapshot as stored (a live or interrupted run both read ``running``). An empty one (s16, and
+        alp_nb before 0.2, reserved a run id with an empty snapshot) is a run that never started:
+        RUN_NOT_STARTED."""
         path = self.paths(run_id).snapshot
         data = read_store_file(path)
         if data is None:
             raise WorkflowInputError("RUN_NOT_FOUND", f"no run `{run_id}` in {self.root}")
+        if not data.strip():
+            raise WorkflowInputError("RUN_NOT_STARTED", f"run `{run_id}` never started: its process stopped before "
+                                     f"it wrote {path.name}, so nothing ran and there is nothing to resume; start "
+                                     f"the workflow again (alp-nb workflow run {workflow_of(run_id)})")
         snapshot = parse_snapshot(parse_store_json(data, path.name), path.name)
         if snapshot.run_id != run_id:
             raise WorkflowInputError("CORRUPT_RUN", f"{path.name} names run `{snapshot.run_id}`")
@@ -182,7 +219,26 @@ class RunStore:
         snapshot = self.read_snapshot(run_id)
         if snapshot.status != "running":
             return snapshot
-        return self.caught_up(snapshot, read_journal(self.paths(run_id).journal, keep_entries=True))
+        return self.caught_up(snapshot, self.read_journal(snapshot, keep_entries=True))
+
+    def read_journal(self, snapshot: RunSnapshot, *, keep_entries: bool = False,
+                     on_record: RecordHandler | None = None) -> JournalRead:
+        """The journal of ``snapshot``'s run read under the snapshot's rules (legacy lines only where its writer
+        did not seal them), with a warning for each run of lines missing from it (``missing_lines``), raised as a
+        RuntimeWarning and kept in ``warnings``; where a line without a checksum is read, ``warnings`` says that
+        nothing vouches for it."""
+        path = self.paths(snapshot.run_id).journal
+        journal = read_journal(path, keep_entries=keep_entries, on_record=on_record,
+                               sealed_from=snapshot.sealed_from)
+        for message in missing_lines(snapshot, journal, path.name):
+            warnings.warn(message, RuntimeWarning, stacklevel=2)
+            journal.warnings.append(message)
+        legacy = journal.legacy_lines
+        if legacy:
+            lines = "1 line carries" if legacy == 1 else f"{legacy} lines carry"
+            journal.warnings.append(f"{path.name}: {lines} no checksum (written by the s16 reference or before "
+                                    "alp_nb sealed its lines): nothing vouches for them")
+        return journal
 
     def caught_up(self, snapshot: RunSnapshot, journal: JournalRead) -> RunSnapshot:
         """A running snapshot is rewritten only at phase changes, so its last attempt lags the journal (and stops
@@ -191,6 +247,8 @@ class RunStore:
         if not snapshot.attempts:
             return snapshot.model_copy(update={"status": status})
         last = caught_up_attempt(snapshot.attempts[-1], journal)
+        if status == "running":  # its asks without an answer are calls still out, not calls of unknown cost
+            last = last.model_copy(update={"usage": last.usage.model_copy(update={"unanswered": 0, "reserved": 0})})
         if last.status == "running":
             last = last.model_copy(update={"status": status})
         earlier = sum((attempt.usage for attempt in snapshot.attempts[:-1]), Usage())
@@ -225,7 +283,14 @@ class RunStore:
         return events
 
     def set_last_run(self, run_id: str, *, fsync: bool = True) -> None:
+        """Point ``last_run.txt`` at ``run_id``. Any process may write it, so a temporary file of it is removed only
+        once it is older than any write takes (STALE_TEMP_SECONDS): one a killed process left behind."""
         write_store_file(self.root / LAST_RUN_FILE, validate_run_id(run_id), fsync=fsync)
+        cutoff = time.time() - STALE_TEMP_SECONDS
+        for stale in temp_files(self.root, LAST_RUN_FILE):
+            with contextlib.suppress(OSError):
+                if stale.lstat().st_mtime < cutoff:
+                    stale.unlink()
 
     def last_run(self) -> str | None:
         """The run id last launched or resumed here, or None."""
@@ -260,7 +325,7 @@ class RunStore:
     def load(self, run_id: str) -> StoredRun:
         """Snapshot (as ``snapshot`` gives it), every journal entry and the output of one run, for viewers."""
         snapshot = self.read_snapshot(run_id)
-        journal = read_journal(self.paths(run_id).journal, keep_entries=True)
+        journal = self.read_journal(snapshot, keep_entries=True)
         if snapshot.status == "running":
             snapshot = self.caught_up(snapshot, journal)
         return StoredRun(snapshot, tuple(journal.entries or ()), self.read_output(run_id), tuple(journal.warnings))
@@ -282,7 +347,8 @@ def run_error(snapshot: RunSnapshot, output: Any) -> str | None:
 
 def caught_up_attempt(attempt: Attempt, journal: JournalRead) -> Attempt:
     """``attempt`` with usage at least what it journaled from its first seq on: the tokens of every line, call
-    or spend (each answer is on one line), and its calls, each counted once however many answers it took."""
+    or spend (each answer is on one line), its calls, each counted once however many answers it took, and the
+    runner calls it asked and nobody answered (unknown cost, reserved at ``journal.reservation`` each)."""
     first = attempt.first_seq
     calls = {key: tokens for key, (_value, tokens, seq) in journal.calls.items() if seq >= first}
     tokens = sum(calls.values())
@@ -290,8 +356,18 @@ def caught_up_attempt(attempt: Attempt, journal: JournalRead) -> Attempt:
         if seq >= first:
             tokens += spent
             calls.setdefault(key, 0)
-    usage = Usage(agents=max(attempt.usage.agents, len(calls)), tokens=max(attempt.usage.tokens, tokens))
+    unanswered = journal.unanswered_since(first)
+    for ask in unanswered:
+        calls.setdefault(ask.key, 0)
+    count = max(attempt.usage.unanswered, len(unanswered))
+    usage = Usage(agents=max(attempt.usage.agents, len(calls)), tokens=max(attempt.usage.tokens, tokens),
+                  unanswered=count, reserved=count * journal.reservation)
     return attempt.model_copy(update={"usage": usage})
+
+
+def workflow_of(run_id: str) -> str:
+    """The workflow name a run id carries (``wf_<name>_<16 hex>``)."""
+    return run_id[len("wf_"):-len("_0123456789abcdef")]
 
 
 def _phases_caught_up(phases: Sequence[PhaseProgress], entries: Iterable[JournalEntry],

@@ -35,8 +35,18 @@ def store_file(path: Path, doing: str) -> Iterator[None]:
         raise WorkflowInputError("UNSAFE_STORE_FILE", f"run store file {error.path} {error.problem}; "
                                  "it was neither read nor written") from None
     except OSError as error:
-        raise WorkflowInputError("STORE_INACCESSIBLE",
-                                 f"cannot {doing} run store file {path}: {error.strerror or error}") from None
+        raise inaccessible(path, doing, error) from None
+
+
+def inaccessible(path: Path, doing: str, error: OSError) -> WorkflowInputError:
+    """STORE_INACCESSIBLE naming the file and what the system said (``No space left on device``)."""
+    return WorkflowInputError("STORE_INACCESSIBLE", f"cannot {doing} run store file {path}: {error.strerror or error}")
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write every byte of ``data`` to ``fd`` (a write may take only part of it)."""
+    while data:
+        data = data[os.write(fd, data):]
 
 
 def open_store_file(path: Path, flags: int) -> int:
@@ -54,11 +64,11 @@ def read_store_file(path: Path) -> bytes | None:
         return None
 
 
-def write_store_file(path: Path, text: str, *, fsync: bool) -> None:
-    """Replace ``path`` whole with ``text`` (temp file, rename), refusing a link or a non-regular file in its place."""
+def write_store_file(path: Path, data: str | bytes, *, fsync: bool) -> None:
+    """Replace ``path`` whole with ``data`` (temp file, rename), refusing a link or a non-regular file in its place."""
     with store_file(path, "write"):
         check_not_link(path)
-        write_atomic(path, text, fsync=fsync)
+        write_atomic(path, data, fsync=fsync)
 
 
 def parse_store_json(data: bytes | str, where: str) -> Any:

@@ -46,11 +46,19 @@ def _totals(plan: ResumePlan) -> str:
 
 def _budget(plan: ResumePlan) -> str:
     if plan.budget is None:
-        return f"no token budget · {plan.spent:,} tokens spent so far"
+        return f"no token budget · {plan.spent:,} tokens spent so far{_held(plan)}"
     raised = " (raised by this plan)" if plan.budget_raised else ""
     left = plan.budget - plan.spent
     state = "refused" if plan.refused else f"{left:,} left for the live calls" if left > 0 else "all spent"
-    return f"{plan.budget:,} tokens{raised} · {plan.spent:,} spent · {state}"
+    return f"{plan.budget:,} tokens{raised} · {plan.spent:,} spent{_held(plan)} · {state}"
+
+
+def _held(plan: ResumePlan) -> str:
+    """`` (20 of them held for 2 calls asked and never answered)``: what of the spent tokens is a reservation."""
+    if not plan.unanswered:
+        return ""
+    calls = "call" if plan.unanswered == 1 else "calls"
+    return f" ({plan.reserved:,} of them held for {plan.unanswered} {calls} asked and never answered)"
 
 
 def _journal(plan: ResumePlan) -> str:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 LOG_LINES = 10
 CELL_CHARS = 80
 RESULT_CHARS = 300
+PHASE_CHARS = 40
 BAR_WIDTH = 24
 JOURNAL_HEADERS = ("seq", "attempt", "label", "phase", "tokens", "prompt", "value")
 REGISTRY_HEADERS = ("name", "description", "phases", "args")
@@ -40,7 +41,10 @@ def clip(value: Any, limit: int = CELL_CHARS) -> str:
 
 
 def usage_text(usage: Usage) -> str:
-    return f"{usage.agents} agents, {usage.tokens} tokens"
+    """``10 agents, 250 tokens``, and ``, 2 asked and never answered (40 tokens held)`` when some calls were."""
+    unknown = f", {usage.unanswered} asked and never answered ({usage.reserved} tokens held)" if usage.unanswered \
+        else ""
+    return f"{usage.agents} agents, {usage.tokens} tokens{unknown}"
 
 
 def attempt_text(attempt: Attempt) -> str:
@@ -69,12 +73,13 @@ def snapshot_lines(snapshot: RunSnapshot, error: str | None = None) -> list[str]
         f"USAGE      this attempt {usage_text(usage.attempt)} · cumulative {usage_text(usage.cumulative)}",
         f"ATTEMPTS   {' · '.join(attempt_text(attempt) for attempt in snapshot.attempts) or 'none'}",
     ]
-    width = max((len(plain(phase.title)) for phase in snapshot.phases), default=0)
+    width = max((len(plain(clip(phase.title, PHASE_CHARS))) for phase in snapshot.phases), default=0)
     for number, phase in enumerate(snapshot.phases):
         label = "PHASES" if number == 0 else ""
-        lines.append(f"{label:<10} {plain(phase.title):<{width}}  {phase_text(phase)}")
+        lines.append(f"{label:<10} {plain(clip(phase.title, PHASE_CHARS)):<{width}}  {phase_text(phase)}")
     logs = snapshot.logs[-LOG_LINES:]
-    lines += [f"{'LOG' if number == 0 else '':<10} {plain(line)}" for number, line in enumerate(logs)]
+    lines += [f"{'LOG' if number == 0 else '':<10} {plain(clip(line, RESULT_CHARS))}"
+              for number, line in enumerate(logs)]
     return lines
 
 
@@ -96,7 +101,9 @@ def snapshot_fragment(snapshot: RunSnapshot, error: str | None = None) -> str:
     and the last log lines."""
     usage = snapshot.usage
     error = snapshot.error if error is None else error
-    usage_rows = [(esc(name), esc(part.agents), esc(part.tokens))
+    unknown = usage.cumulative.unanswered > 0  # a column only when some call was asked and never answered
+    usage_rows = [(esc(name), esc(part.agents), esc(part.tokens),
+                   *((esc(f"{part.unanswered} ({part.reserved} tokens held)"),) if unknown else ()))
                   for name, part in (("this attempt", usage.attempt), ("cumulative", usage.cumulative))]
     phase_rows = [(f"<code>{esc(phase.title)}</code>", esc(phase.calls), esc(phase.done), esc(phase.cached),
                    esc(phase.failed), esc(phase.cancelled)) for phase in snapshot.phases]
@@ -106,7 +113,7 @@ def snapshot_fragment(snapshot: RunSnapshot, error: str | None = None) -> str:
          f"{status_badge(snapshot.status)}</div>"),
         error_html(error),
         f'<div><span class="muted">attempts</span> {attempts}</div>',
-        table(("usage", "agents", "tokens"), usage_rows),
+        table(("usage", "agents", "tokens", *(("asked, never answered",) if unknown else ())), usage_rows),
     ]
     if phase_rows:
         parts.append(table(("phase", "calls", "done", "cached", "failed", "cancelled"), phase_rows))
@@ -305,19 +312,20 @@ def progress_bar(tally: CallTally, width: int = BAR_WIDTH) -> str:
     """``[#####·····] 5/9 calls (2 cached) · Verify``: finished calls of those started so far."""
     filled = width * tally.finished // tally.started if tally.started else 0
     details = tally.details
-    phase = f" · {plain(tally.phase)}" if tally.phase else ""
+    phase = f" · {plain(clip(tally.phase, PHASE_CHARS))}" if tally.phase else ""
     return (f"[{'#' * filled}{'·' * (width - filled)}] {tally.finished}/{tally.started} calls"
             f"{f' ({details})' if details else ''}{phase}")
 
 
 def event_line(event: dict[str, Any]) -> str | None:
-    """One plain line for a phase, a log line or a finished (or retried) call; None for the rest."""
+    """One plain line for a phase, a log line or a finished (or retried) call, each text clipped (a label may be
+    20,000 characters long); None for the rest."""
     kind = event.get("type")
     if kind == "workflow_phase":
-        return f"phase    {plain(event.get('title'))}"
+        return f"phase    {plain(clip(event.get('title')))}"
     if kind == "workflow_log":
-        return f"log      {plain(event.get('message'))}"
+        return f"log      {plain(clip(event.get('message'), RESULT_CHARS))}"
     if kind == "workflow_agent" and event.get("status") != "started":
-        error = f"  {plain(event['error'])}" if event.get("error") else ""
-        return f"{event.get('status', ''):<8} {plain(event.get('label'))}{error}"
+        error = f"  {plain(clip(event['error'], RESULT_CHARS))}" if event.get("error") else ""
+        return f"{event.get('status', ''):<8} {plain(clip(event.get('label')))}{error}"
     return None

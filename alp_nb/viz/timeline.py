@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeGuard
 
 from alp_nb.replay.record import RunRecord
-from alp_nb.runtime.journal import JournalEntry, Spend, read_journal
+from alp_nb.runtime.journal import JournalEntry, Spend
 from alp_nb.runtime.run import WorkflowRun
 from alp_nb.runtime.store import RunStore, StoredRun
 
@@ -126,7 +126,7 @@ def timeline_of(run: WorkflowRun | StoredRun | RunRecord | tuple[RunStore, str] 
 def timeline_in(store: RunStore, run_id: str) -> Timeline:
     """The timeline of run ``run_id`` in ``store``, from its snapshot, journal and events."""
     snapshot = store.snapshot(run_id)
-    journal = read_journal(store.paths(run_id).journal, keep_entries=True)
+    journal = store.read_journal(snapshot, keep_entries=True)
     return timeline_from(snapshot, journal.entries or (), journal.spends, store.read_events(run_id))
 
 

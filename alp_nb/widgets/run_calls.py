@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 from alp_nb.base.frozen import thaw
 from alp_nb.replay.record import RunRecord
-from alp_nb.runtime.journal import JournalEntry, read_journal
+from alp_nb.runtime.journal import JournalEntry
 from alp_nb.runtime.run import WorkflowRun
 from alp_nb.runtime.store import RunStore, StoredRun
 from alp_nb.viz.timeline import CALL_OUTCOMES, CallOutcome, CallSpan, Timeline, timeline_from, timeline_of
@@ -221,8 +221,8 @@ def run_calls(run: WorkflowRun | StoredRun | RunRecord | tuple[RunStore, str] | 
         run = (RunStore(Path(run.launched.output_file).parent), run.run_id)
     if isinstance(run, tuple) and len(run) == 2 and isinstance(run[0], RunStore) and isinstance(run[1], str):
         store, run_id = run
-        journal = read_journal(store.paths(run_id).journal, keep_entries=True)
+        snapshot = store.snapshot(run_id)
+        journal = store.read_journal(snapshot, keep_entries=True)
         entries = journal.entries or ()
-        return RunCalls(timeline_from(store.snapshot(run_id), entries, journal.spends, store.read_events(run_id)),
-                        entries)
+        return RunCalls(timeline_from(snapshot, entries, journal.spends, store.read_events(run_id)), entries)
     return RunCalls(timeline_of(run), run.journal if isinstance(run, StoredRun) else ())
