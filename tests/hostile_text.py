@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, settings, strategies as st
 from loop_contract_samples import CLEAN
 
 from alp_nb.agents import AgentDefinition, WorkflowDefinition, define_agent
-from alp_nb.loops import LoopContract
-from alp_nb.viz import CallSpan, PhaseTokens, Timeline
+from alp_nb.loops import Expectations, LoopContract
+from alp_nb.replay.timeline import CallSpan, PhaseTokens, Timeline
 
 FRAGMENTS = ['<script>alert(1)</script>', '"><img src=x onerror=alert(1)>', "</svg>", "]]>", "<![CDATA[", "&amp;",
              "' onload='x", "\u202eevil", "zero\u200bwidth", "\x1b[2J", "\ud800", "--> x", '"]', "|x|", "#quot;"]
@@ -82,7 +82,15 @@ def hostile_contract(text: str) -> LoopContract:
     document["verification"]["gates"] = [text]
     document["agents"][0]["role"] = text
     document["escalation"]["destination"] = document["exit"]["success"] = text
+    document["x_alp_nb"] = {"version": 1, "owner": text, "budget": {"max_tokens": 1000, "max_concurrency": 2}}
     return LoopContract.from_document(document)
+
+
+def hostile_review(contract: LoopContract, text: str) -> Expectations:
+    """A review file of ``contract`` whose every text is ``text``: one expectation that disagrees, one that agrees."""
+    return Expectations.from_document({"contract": contract.name, "expectations": {
+        "timeout": {"outcome": "escalate", "owner": text, "signed_by": text, "why": text},
+        "duplicate-item": {"outcome": "exit-noop", "signed_by": text}}})
 
 
 def hostile_timeline(text: str) -> Timeline:

@@ -1,5 +1,6 @@
 """Contracts for the loop-contract tests: a lint-clean one written here, the six shared
-examples (read from ``../shared`` beside the repository), and a way to edit a document by path."""
+examples (read from ``../shared`` beside the repository), the outcome each failure injection
+should end in, and a way to edit a document by path."""
 
 from __future__ import annotations
 
@@ -57,6 +58,17 @@ CLEAN = {
     },
 }
 """A contract no lint rule fires on (tested), so each rule's case can be one edit of it."""
+
+
+INJECTION_OUTCOMES = {
+    "timeout": "stop-with-receipt", "crash-before-side-effect": "exit-success",
+    "crash-after-side-effect": "exit-success", "duplicate-item": "exit-noop", "broken-verifier": "stop-with-receipt",
+    "missing-authority": "escalate", "ambiguous-requirement": "escalate", "repeated-failure": "stop-with-receipt",
+    "retries-exhausted": "stop-with-receipt", "no-qualifying-work": "exit-noop", "success-on-retry": "exit-success",
+    "crash-after-verify": "exit-success", "stale-input": "exit-success", "owner-not-responding": "stop-with-receipt",
+}
+"""The outcome the reference (§7) and the seed's decision table give each injection: the tests' expectation, not the
+simulator's (a scenario states none)."""
 
 
 def shared_examples() -> dict[str, dict[str, Any]]:

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from alp_nb.cli import main
-from alp_nb.loops.injections import FAILURE_INJECTIONS, scenarios_for
+from alp_nb.loops.firing import simulate_firing
+from alp_nb.loops.injections import FAILURE_INJECTIONS, firings_for, scenarios_for
 from alp_nb.loops.loop_contract import LoopContract
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "contracts"
@@ -118,33 +119,99 @@ def test_simulate_prints_the_trace_and_the_owner(capsys):
     assert "destination: Localization owner via an issue in the i18n queue" in out
 
 
-def test_simulate_all_runs_every_injection_and_every_derived_scenario_as_json(capsys):
+def test_simulate_all_runs_every_injection_every_derived_scenario_and_every_derived_firing_as_json(capsys):
     assert main(["contract", "simulate", str(CLEAN), "--scenario", "all", "--format", "json"]) == 0
-    runs = json.loads(capsys.readouterr().out)
-    expected = scenarios_for(LoopContract.load(CLEAN))
-    assert [run["scenario"]["name"] for run in runs] == [scenario.name for scenario in expected]
-    assert [run["scenario"]["name"] for run in runs][:len(FAILURE_INJECTIONS)] == list(FAILURE_INJECTIONS)
+    report = json.loads(capsys.readouterr().out)
+    contract = LoopContract.load(CLEAN)
+    nights = [run.scenario.name for firing in firings_for(contract) for run in simulate_firing(contract, firing).runs]
+    names = [run["scenario"]["name"] for run in report["runs"]]
+    assert names == [scenario.name for scenario in scenarios_for(contract)] + nights and nights
+    assert names[:len(FAILURE_INJECTIONS)] == list(FAILURE_INJECTIONS)
+    assert {grade["verdict"] for grade in report["grades"]} == {"not stated"}
 
 
-def test_simulate_all_says_which_scenarios_were_derived_and_from_which_field(capsys):
-    assert main(["contract", "simulate", str(CLEAN), "--scenario", "all"]) == 0
+def test_simulate_all_says_which_scenarios_were_derived_and_that_nothing_was_graded(capsys):
+    assert main(["contract", "simulate", str(CLEAN)]) == 0  # --scenario all is the default
     out = capsys.readouterr().out
-    summary = out.splitlines()[-1]
-    total = len(scenarios_for(LoopContract.load(CLEAN)))
-    assert summary.startswith(f"{total} scenario(s), {total} as expected; ")
+    summary = out.splitlines()[-2]
+    assert summary.startswith(f"{len(scenarios_for(LoopContract.load(CLEAN))) + 2} run(s); ")
     assert "escalation-condition-1 (escalation.conditions[0])" in summary
     assert "retry-budget (budget.max_retries)" in summary
-    assert "derived from escalation.conditions[0]" in out
+    assert "derived from escalation.conditions[0]" in out and "  reviewer: not stated" in out
+    assert out.splitlines()[-1].startswith("reviewers: none graded (no review file)")
+    assert "as expected" not in out
 
 
-def test_simulate_exits_1_when_a_scenario_ends_other_than_expected(tmp_path, capsys):
-    document = json.loads(CLEAN.read_text())
-    document["budget"]["max_retries"] = 0  # no retry: the success that needs one cannot happen
-    contract = tmp_path / "no-retries.json"
-    contract.write_text(json.dumps(document))
-    assert main(["contract", "simulate", str(contract), "--scenario", "success-on-retry"]) == 1
-    assert "success-on-retry on Translation catalog sync loop: stop-with-receipt" in capsys.readouterr().out
-    assert main(["contract", "simulate", str(contract), "--scenario", "duplicate-item"]) == 0
+def _review(tmp_path, expectations: dict, contract: str = "Translation catalog sync loop", suffix=".yaml"):
+    path = tmp_path / f"review{suffix}"
+    document = {"contract": contract, "expectations": expectations}
+    path.write_text(json.dumps(document) if suffix == ".json" else yaml_text(document))
+    return path
+
+
+def yaml_text(document: dict) -> str:
+    from alp_nb.base.strict_yaml import dump_strict_yaml
+
+    return dump_strict_yaml(document)
+
+
+def test_simulate_expect_grades_each_run_and_exits_1_on_a_disagreement(tmp_path, capsys):
+    owner = LoopContract.load(CLEAN).escalation.destination
+    review = _review(tmp_path, {
+        "missing-authority": {"outcome": "escalate", "owner": owner, "signed_by": "Ana (operator)"},
+        "retry-budget": {"outcome": "escalate", "signed_by": "Ben (product owner)"}})
+    assert main(["contract", "simulate", str(CLEAN), "--expect", str(review)]) == 1
+    out = capsys.readouterr().out
+    lines = out[out.index(f"reviewers ({review}):"):].splitlines()
+    assert lines[1] == "1 disagree, 1 agree, " + lines[1].split(", ", 2)[2] and lines[1].endswith("not stated")
+    assert lines[2] == ("  disagree   retry-budget: stop-with-receipt; expected escalate, the run ended "
+                        "stop-with-receipt (signed: Ben (product owner))")
+    assert lines[3].startswith("  agree      missing-authority: escalate")
+    assert "  reviewer: agree (signed: Ana (operator))" in out
+
+
+def test_simulate_expect_exits_0_when_every_stated_expectation_agrees(tmp_path, capsys):
+    review = _review(tmp_path, {"timeout": {"outcome": "stop-with-receipt", "signed_by": "Ana"}}, suffix=".json")
+    assert main(["contract", "simulate", str(CLEAN), "--scenario", "timeout", "--expect", str(review)]) == 0
+    assert "1 agree" not in capsys.readouterr().out.split("reviewers")[0]
+
+
+@pytest.mark.parametrize(("expectations", "contract", "problem"), [
+    ({"timeout": {"outcome": "escalat", "signed_by": "Ana"}}, None, "expectations.timeout.outcome: Input should be"),
+    ({"retry-budget": {"outcome": "escalate"}}, None, 'expectations["retry-budget"].signed_by: Field required'),
+    ({"meteor-strike": {"outcome": "escalate", "signed_by": "Ana"}}, None,
+     'expectations["meteor-strike"]: the contract has no such scenario'),
+    ({"timeout": {"outcome": "escalate", "signed_by": "Ana"}}, "Another loop", "contract: the review is about"),
+])
+def test_a_bad_review_file_is_bad_input_naming_the_file_and_the_key(tmp_path, capsys, expectations, contract,
+                                                                     problem):
+    review = _review(tmp_path, expectations, **({"contract": contract} if contract else {}))
+    assert main(["contract", "simulate", str(CLEAN), "--expect", str(review)]) == 2
+    err = capsys.readouterr().err
+    assert problem in err and (str(review) in err or "does not fit" in err)
+
+
+def test_simulate_refuses_a_contract_with_lint_errors_unless_allowed_and_marks_it_provisional(tmp_path, capsys):
+    assert main(["contract", "new", "draft", "-o", str(tmp_path / "draft.json")]) == 0
+    capsys.readouterr()
+    assert main(["contract", "simulate", str(tmp_path / "draft.json"), "--scenario", "success-on-retry"]) == 2
+    err = capsys.readouterr().err
+    assert "lint errors; a contract with lint errors is simulated only with" in err and "LC004" in err
+    assert main(["contract", "simulate", str(tmp_path / "draft.json"), "--scenario", "success-on-retry",
+                 "--allow-lint-errors"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("success-on-retry on draft: exit-success (provisional)")
+    assert "provisional: the contract has 22 lint errors" in out
+
+
+def test_simulate_writes_the_receipts_that_learn_reads(tmp_path, capsys):
+    receipts = tmp_path / "night.jsonl"
+    assert main(["contract", "simulate", str(CLEAN), "--receipts", str(receipts)]) == 0
+    assert f"wrote the receipts to {receipts}" in capsys.readouterr().out
+    assert main(["contract", "learn", str(CLEAN), str(receipts), "--format", "json"]) == 0
+    learned = json.loads(capsys.readouterr().out)
+    assert {finding["rule"] for finding in learned} >= {"repeated-stop"}
+    assert all(finding["receipts"] for finding in learned)
 
 
 def test_simulate_an_unknown_scenario_is_bad_usage(capsys):

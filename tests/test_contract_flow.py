@@ -138,11 +138,18 @@ def test_the_flow_draws_on_matplotlib_axes_with_the_same_labels():
     assert {"Trigger: scheduled", "Decide: the first that holds", *OUTCOMES} <= {text.get_text() for text in ax.texts}
 
 
-def test_the_contracts_notebook_view_shows_the_flow_above_the_phase_tables_and_the_packet_does_not():
+def test_the_contracts_notebook_view_and_the_packet_show_the_flow_above_the_phase_tables_once():
     subject = contract()
     html = render(subject, "html")
     assert html.index("<svg") < html.index("Set up") and html.count("<svg") == 1
-    assert "<svg" not in review_packet(subject)
+    packet = review_packet(subject, simulations=())
+    assert packet.index("<svg") < packet.index("Set up") and packet.count("<svg") == 1
+
+
+def test_a_contract_with_lint_errors_draws_its_success_as_provisional_not_green():
+    nodes = {node.id: node for node in flow_diagram(LoopContract.template("draft")).nodes}
+    assert nodes["exit-success"].style == "outcome" and nodes["exit-success"].detail[-1].startswith("provisional: ")
+    assert {node.id: node for node in flow_diagram(contract()).nodes}["exit-success"].style == "success"
 
 
 def test_the_flow_shows_through_the_one_rendering_path_as_a_picture():

@@ -1,4 +1,5 @@
-"""Scenarios derived from a contract's own words: its escalation conditions, disallowed actions, budget and
+"""Scenarios derived from a contract's own words: its escalation conditions (an approval answered three ways),
+disallowed actions, budget (retries, minutes, and the extension's tokens, cost and repeated-evidence stop) and
 caps, checked one by one on the project's flaky-test contract; the seed's paths (a crash after verification,
 stale input, an owner who never answers); and, as a property, that no derived scenario ever ends in success
 with a disallowed action taken or past a cap."""
@@ -25,23 +26,26 @@ def run(name: str):
 
 def test_the_flaky_contract_derives_one_scenario_per_condition_disallowed_action_budget_and_cap():
     assert list(DERIVED) == [
-        "escalation-condition-1", "escalation-condition-2", "escalation-condition-3", "escalation-condition-4",
-        "disallowed-action-1", "disallowed-action-2", "disallowed-action-3", "disallowed-action-4",
-        "retry-budget", "runtime-budget", "over-cap-pull-requests", "over-cap-issues"]
+        *(f"escalation-condition-{number}" for number in range(1, 6)),
+        "approval-2-approves", "approval-2-denies", "approval-2-never-answers",
+        *(f"disallowed-action-{number}" for number in range(1, 6)),
+        "retry-budget", "runtime-budget", "token-budget", "over-cap-pull-requests", "over-cap-issues"]
     assert [scenario.name for scenario in scenarios_for(FLAKY)][:len(FAILURE_INJECTIONS)] == list(FAILURE_INJECTIONS)
     assert DERIVED["escalation-condition-2"].derived_from == "escalation.conditions[1]"
+    assert DERIVED["approval-2-denies"].derived_from == "escalation.conditions[1]"
     assert DERIVED["disallowed-action-1"].derived_from == "workspace.disallowed_actions[0]"
+    assert DERIVED["token-budget"].derived_from == "x_alp_nb.budget.max_tokens"
     assert DERIVED["over-cap-pull-requests"].derived_from == "objective"
 
 
-def test_the_more_than_5_flakes_condition_escalates_to_the_test_infra_owner():
-    flakes = run("escalation-condition-2")
-    assert (flakes.outcome, flakes.attempts, flakes.owner) == ("escalate", 1, OWNER)
-    assert flakes.receipt.blocker == "a test flakes on main more than 5 times"
-    assert flakes.external_effects == {} and flakes.checkpointed_effects == ()
+def test_the_critical_test_condition_escalates_to_the_test_infra_owner():
+    critical = run("escalation-condition-2")
+    assert (critical.outcome, critical.attempts, critical.owner) == ("escalate", 1, OWNER)
+    assert critical.receipt.blocker == FLAKY.escalation.conditions[1]
+    assert critical.external_effects == {} and critical.checkpointed_effects == ()
 
 
-@pytest.mark.parametrize("number", [1, 3, 4])
+@pytest.mark.parametrize("number", [1, 3, 4, 5])
 def test_every_other_escalation_condition_escalates_with_its_own_words(number):
     condition = run(f"escalation-condition-{number}")
     assert (condition.outcome, condition.owner) == ("escalate", OWNER)
@@ -66,11 +70,11 @@ def test_every_other_disallowed_action_is_refused_and_named(number):
     assert f"`{action}`" in refused.receipt.blocker and refused.external_effects == {}
 
 
-def test_the_retry_budget_stops_after_the_contracts_own_three_attempts():
+def test_rerun_up_to_3_times_stops_after_the_first_run_and_its_3_reruns():
     spent = run("retry-budget")
     assert (spent.outcome, spent.attempts, spent.owner) == ("stop-with-receipt", FLAKY.budget.max_retries + 1, OWNER)
-    assert [step.decision for step in spent.steps] == ["retry-with-new-evidence"] * 2 + ["stop-with-receipt"]
-    assert "retry budget spent: 3 of 3 attempts used" in spent.receipt.reason
+    assert [step.decision for step in spent.steps] == ["retry-with-new-evidence"] * 3 + ["stop-with-receipt"]
+    assert "retry budget spent: 4 of 4 attempts used" in spent.receipt.reason
 
 
 def test_the_runtime_budget_stops_once_the_contracts_45_minutes_are_spent_never_passing_a_timeout():
@@ -97,9 +101,9 @@ def test_the_fourth_tracking_issue_is_refused_too():
 def test_a_success_commits_the_contracts_effect():
     success = run("success-on-retry")
     assert success.outcome == "exit-success"
-    assert success.checkpointed_effects == ("open a pull request: item-1",)
-    assert success.external_effects == {"open a pull request: item-1": 1}
-    assert "committed effects: open a pull request: item-1" in success.receipt.final_state
+    assert success.checkpointed_effects == ("open a quarantine pull request: item-1",)
+    assert success.external_effects == {"open a quarantine pull request: item-1": 1}
+    assert "committed effects: open a quarantine pull request: item-1" in success.receipt.final_state
 
 
 # --- the seed's paths ---------------------------------------------------------------------------------------
@@ -110,7 +114,7 @@ def test_a_crash_after_verify_is_decided_from_the_persisted_evidence_without_ver
     assert (crashed.outcome, crashed.attempts, len(crashed.steps)) == ("exit-success", 1, 1)
     assert crashed.steps[0].evidence.proves_goal
     assert "read attempt 1's persisted observation" in crashed.steps[0].note
-    assert crashed.external_effects == {"open a pull request: item-1": 1}
+    assert crashed.external_effects == {"open a quarantine pull request: item-1": 1}
 
 
 def test_stale_input_proves_nothing_and_the_retry_reads_the_new_version():
@@ -191,7 +195,7 @@ def _over_cap(simulation, contract_caps: tuple[EffectCap, ...]) -> list[str]:
 def test_no_derived_scenario_ends_in_success_with_a_disallowed_action_or_past_a_cap(contract):
     contract_caps = effect_caps(contract)
     for scenario in scenarios_for(contract):
-        simulation = simulate(contract, scenario)
+        simulation = simulate(contract, scenario, allow_lint_errors=True)  # random lists may overlap (LC010)
         proposed = [attempt.proposes for attempt in scenario.attempts if attempt.proposes is not None]
         if simulation.outcome == "exit-success":
             assert proposed == [], f"{scenario.name}: success with a disallowed action"
@@ -199,3 +203,61 @@ def test_no_derived_scenario_ends_in_success_with_a_disallowed_action_or_past_a_
         if scenario.must_refuse is not None and simulation.steps[-1].decision != "retry-with-new-evidence":
             refused_or_stopped = scenario.must_refuse in simulation.refused or simulation.outcome != "exit-success"
             assert refused_or_stopped, scenario.name
+
+
+# --- an approval, three ways ------------------------------------------------------------------------------------
+
+
+def test_the_owner_approving_a_critical_quarantine_lets_the_item_go_on_and_succeed():
+    approved = run("approval-2-approves")
+    decisions = [step.decision for step in approved.steps]
+    assert decisions == ["escalate", "retry-with-new-evidence", "exit-success"]
+    assert approved.steps[1].evidence.approved_by == OWNER and approved.attempts == 2
+    assert approved.checkpointed_effects == ("open a quarantine pull request: item-1",)
+
+
+def test_the_owner_denying_it_stops_the_item_with_nothing_committed():
+    denied = run("approval-2-denies")
+    assert [step.decision for step in denied.steps] == ["escalate", "stop-with-receipt"]
+    assert denied.receipt.reason == f"{OWNER} denied the escalation: {FLAKY.escalation.conditions[1]}"
+    assert denied.external_effects == {} and denied.owner == OWNER and denied.receipt.open_escalation is None
+
+
+def test_the_owner_never_answering_stops_the_run_with_the_escalation_open():
+    silent = run("approval-2-never-answers")
+    assert [step.decision for step in silent.steps] == ["escalate", "stop-with-receipt"]
+    assert silent.receipt.open_escalation.startswith(FLAKY.escalation.conditions[1])
+    assert silent.steps[-1].minutes_left == 0
+
+
+def test_only_a_condition_that_asks_for_an_approval_gets_the_three_answers():
+    plain = FLAKY.replace(escalation={"conditions": ["the test fails on every rerun"], "destination": OWNER})
+    assert not [scenario for scenario in scenarios_for(plain) if scenario.name.startswith("approval-")]
+
+
+# --- the firing budget -----------------------------------------------------------------------------------------
+
+
+def test_the_nights_token_budget_spent_mid_attempt_stops_the_run_naming_it():
+    spent = run("token-budget")
+    assert spent.outcome == "stop-with-receipt" and spent.attempts < FLAKY.budget.max_retries + 1
+    assert spent.receipt.reason == ("token budget spent: 200,000 of 200,000 tokens of the firing used "
+                                    "(x_alp_nb.budget.max_tokens)")
+    assert "cut mid-attempt" in spent.steps[-1].evidence.summary and spent.external_effects == {}
+    assert [hit.path for hit in spent.steps[-1].caps_hit] == ["x_alp_nb.budget.max_tokens"]
+
+
+def test_a_cost_budget_and_a_repeated_evidence_stop_are_derived_when_written():
+    extended = FLAKY.replace(x_alp_nb={"version": 1, "budget": {"max_cost_usd": 2.5, "repeated_evidence_stop": 3}})
+    names = {scenario.name: scenario for scenario in scenarios_for(extended)}
+    assert "token-budget" not in names
+    cost = simulate(extended, names["cost-budget"])
+    assert cost.outcome == "stop-with-receipt" and "cost budget spent: $2.50 of $2.50" in cost.receipt.reason
+    repeats = simulate(extended, names["repeated-evidence-stop"])
+    assert repeats.attempts == 3 and "seen 3 times, the contract's repeated-evidence stop" in repeats.receipt.reason
+
+
+def test_a_public_contract_has_no_firing_budget_scenario():
+    public, dropped = FLAKY.to_public()
+    assert dropped and not {"token-budget", "cost-budget", "repeated-evidence-stop"} & {
+        scenario.name for scenario in scenarios_for(public)}

@@ -61,7 +61,7 @@ def test_a_subclass_is_drawn_by_its_base_class_view():
 
 
 def test_the_bundle_holds_every_displayable_format_and_plain_text():
-    simulation = alp_nb.simulate(alp_nb.LoopContract.template("x"), "timeout")
+    simulation = alp_nb.simulate(alp_nb.LoopContract.template("x"), "timeout", allow_lint_errors=True)
     assert formats_of(simulation) == ("html", "text", "markdown")
     assert set(mimebundle(simulation)) == {"text/html", "text/plain", "text/markdown"}
 

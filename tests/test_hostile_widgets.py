@@ -16,6 +16,7 @@ from hostile_text import (
     assert_safe_svg,
     hostile_agent,
     hostile_contract,
+    hostile_review,
     hostile_timeline,
 )
 from hypothesis import given
@@ -91,6 +92,10 @@ def test_a_contract_editor_of_a_hostile_contract_shows_only_text_as_it_is_driven
     editor.set("budget.max_retries", text)  # refused by the schema, beside the field
     editor.scenario.value = next(iter(FAILURE_INJECTIONS))
     editor.simulate_button.click()
+    assert_shows_only_text(editor)
+    editor.expectations = hostile_review(editor.contract, text)
+    editor.allow_lint_errors.value = True
+    editor.grade_button.click()
     assert_shows_only_text(editor)
 
 

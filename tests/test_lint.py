@@ -1,18 +1,26 @@
 """The contract linter: each rule fires on a contract that breaks it and stays silent on a near
-miss, the shared examples get exactly the advisory findings snapshotted here, and ``ignore``
-switches rules off per contract."""
+miss, ``ignore`` switches rules off per contract, and the heuristics read hyphenated and negated
+words, a noun apart from a verb, and the comparisons reviewers write. How precise the heuristics
+are on real contracts is held by ``test_lint_corpus.py``."""
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
-from loop_contract_samples import CLEAN, DELETE, edit, shared_examples
+from loop_contract_samples import CLEAN, DELETE, edit
 
 from alp_nb.loops import LoopContract, LoopContractError
 from alp_nb.loops.lint import Finding, Findings, lint_contract
 from alp_nb.loops.lint_rules import LINT_RULES
 from alp_nb.viz.views import render
 
-UNCAPPED = {"objective": "Move a vulnerable dependency to its patched version each night."}
+UNCAPPED = {"objective": "Move a vulnerable dependency to its patched version each night.",
+            "intake.selection_rule": "Take every advisory whose id is not already in the ledger."}
+TODAY = date(2026, 3, 1)
+"""The day every test lints on, so LC019 (a review overdue) judges the same on every day the suite runs."""
+REVIEWED = {"x_alp_nb": {"version": 1, "owner": "Security owner (@sec)",
+                         "review": {"every_days": 90, "last_reviewed": "2026-01-15"}}}
 GOAL = {"trigger.type": "goal", "trigger.cadence_or_event": "until the advisory is closed"}
 
 # rule id → (edits that make it fire, edits of a near miss that must not), both applied to CLEAN
@@ -33,6 +41,7 @@ CASES: dict[str, tuple[dict, dict]] = {
               {"verification.gates": ["the full test suite passes", "the lint suite passes"]}),
     "LC017": ({"context.required_files": [], "context.runtime_sources": []}, {"context.required_files": []}),
     "LC018": ({"budget.max_retries": 6}, {"budget.max_retries": 5, "budget.max_runtime_minutes": 480}),
+    "LC019": ({**REVIEWED, "x_alp_nb.review.last_reviewed": "2025-11-30"}, REVIEWED),
     "LC100": ({"trigger.cadence_or_event": "at 02:00 UTC"}, {"trigger.cadence_or_event": "0 2 * * 1-5"}),
     "LC101": ({**GOAL, "exit.success": "Dashboard latency stays green."},
               {**GOAL, "exit.success": "The full test suite passes on the bump."}),
@@ -91,7 +100,7 @@ MORE_CASES = [
 
 
 def fired(document) -> set[str]:
-    return {finding.rule for finding in lint_contract(document)}
+    return {finding.rule for finding in lint_contract(document, today=TODAY)}
 
 
 def test_every_rule_has_a_firing_case_and_a_near_miss():
@@ -127,7 +136,8 @@ def test_severities_follow_the_reference():
     assert {rule for rule, severity in severities.items() if severity == "error"} == {
         "LC001", "LC004", "LC010", "LC013"}
     assert {rule for rule, severity in severities.items() if severity == "warning"} == {
-        "LC002", "LC003", "LC011", "LC012", "LC014", "LC015", "LC017", "LC100", "LC102", "LC103", "LC108", "LC116"}
+        "LC002", "LC003", "LC011", "LC012", "LC014", "LC015", "LC017", "LC019", "LC100", "LC102", "LC103", "LC108",
+        "LC116"}
 
 
 def test_the_five_field_pairs_each_have_a_rule():
@@ -210,47 +220,6 @@ def test_lint_returns_findings_that_render_as_a_table():
     assert "<table>" in render(findings, "html")
 
 
-# What each shared example gets: warnings and infos only, never an error. A change shows up here.
-EXAMPLE_FINDINGS = {
-    "ci-repair-loop.json": [
-        ("LC107", "info", "state.update_rule"),
-        ("LC109", "info", "escalation.conditions"),
-        ("LC110", "info", "intake.selection_rule"),
-    ],
-    "cost-control-loop.json": [
-        ("LC105", "info", "verification.gates[2]"),
-        ("LC105", "info", "verification.gates[3]"),
-        ("LC110", "info", "intake.selection_rule"),
-    ],
-    "dependency-triage-loop.json": [
-        ("LC115", "info", "workspace.allowed_actions[3]"),
-    ],
-    "docs-drift-loop.json": [
-        ("LC107", "info", "state.update_rule"),
-        ("LC109", "info", "escalation.conditions"),
-        ("LC110", "info", "intake.selection_rule"),
-    ],
-    "incident-response-loop.json": [
-        ("LC109", "info", "escalation.conditions"),
-        ("LC110", "info", "intake.selection_rule"),
-        ("LC111", "info", "workspace.allowed_actions[1]"),
-        ("LC115", "info", "workspace.allowed_actions[1]"),
-    ],
-    "pr-babysitter-loop.json": [
-        ("LC115", "info", "workspace.allowed_actions[3]"),
-    ],
-}
-
-
-def test_shared_examples_get_exactly_the_snapshotted_findings_and_no_error():
-    examples = shared_examples()
-    assert set(examples) == set(EXAMPLE_FINDINGS)
-    for name, document in examples.items():
-        findings = lint_contract(document)
-        assert [(finding.rule, finding.severity, finding.path) for finding in findings] == EXAMPLE_FINDINGS[name], name
-        assert not findings.errors
-
-
 @pytest.mark.parametrize("action", ["read files in the project", "create a local profile"])
 def test_lc112_fires_on_external_effects_only(action):
     unrecorded = {"state.artifacts": ["progress notes"],
@@ -317,3 +286,124 @@ def test_the_template_asks_for_its_trigger_type_until_the_trigger_is_answered():
     answered = template.replace(trigger={"type": "manual-bootstrap", "cadence_or_event": "Nightly at 02:00 UTC"})
     on_type = [finding.rule for finding in lint_contract(answered) if finding.path == "trigger.type"]
     assert on_type == ["LC116"]
+
+
+# --- the word families read prose as reviewers write it -----------------------------------------------------
+
+
+@pytest.mark.parametrize("action", ["read commit and PR metadata", "rerun one test 20 times on one commit",
+                                    "write a receipt to the run log", "open or update an incident record",
+                                    "add the stale label"])
+def test_lc111_reads_a_commit_a_receipt_or_a_record_as_no_change(action):
+    ungated = {"verification.gates": ["pip-audit no longer reports the advisory"],
+               "workspace.allowed_actions": [action]}
+    assert "LC111" not in fired(edit(CLEAN, ungated))
+
+
+@pytest.mark.parametrize("action", ["commit the fix", "apply config changes", "review and commit the patch",
+                                    "update the README"])
+def test_lc111_still_reads_the_verb_as_a_change(action):
+    ungated = {"verification.gates": ["pip-audit no longer reports the advisory"],
+               "workspace.allowed_actions": [action]}
+    assert "LC111" in fired(edit(CLEAN, ungated))
+
+
+@pytest.mark.parametrize("rule", ["Pick non-duplicate advisories of the last day.",
+                                  "Take each package whose checksum changed since the mirror's last sync.",
+                                  "Evaluate each checkpoint identified by its version tag.",
+                                  "Take advisories not yet handled."])
+def test_lc110_knows_non_duplicate_a_changed_checksum_and_an_item_identified_by_its_version(rule):
+    assert "LC110" not in fired(edit(CLEAN, {"intake.selection_rule": rule,
+                                             "state.update_rule": "Write the PR number after every attempt."}))
+
+
+def test_lc110_reads_a_state_artifact_that_lists_processed_items():
+    no_dedupe = {"intake.selection_rule": "Take the highest-severity advisory.",
+                 "state.update_rule": "Write the PR number after every attempt."}
+    assert "LC110" in fired(edit(CLEAN, no_dedupe))
+    assert "LC110" not in fired(edit(CLEAN, {**no_dedupe, "state.artifacts": ["processed advisory list"]}))
+
+
+@pytest.mark.parametrize("isolation", ["Read access to the history; draft PR only.",
+                                       "A bot account scoped to labels on one repository.",
+                                       "Runner with access to the renewal API only.",
+                                       "Disposable cluster in the drill account, torn down after each drill."])
+def test_lc102_accepts_read_access_a_draft_pr_and_a_scoped_credential(isolation):
+    assert "LC102" not in fired(edit(CLEAN, {"workspace.isolation": isolation}))
+
+
+@pytest.mark.parametrize("isolation", ["On the main branch of the shared checkout.", "No sandbox, on the build host."])
+def test_lc102_refuses_the_main_branch_and_a_negated_mechanism(isolation):
+    assert "LC102" in fired(edit(CLEAN, {"workspace.isolation": isolation}))
+
+
+@pytest.mark.parametrize("gate", ["p95 latency and memory meet baseline", "generated files are absent from the tarball",
+                                  "breaking changes are called out explicitly", "error rate stays within 0.1%",
+                                  "the certificate chains to the internal root"])
+def test_lc105_takes_measurable_comparisons_and_domain_checks_as_observable(gate):
+    assert "LC105" not in fired(edit(CLEAN, {"verification.gates": ["the full test suite passes", gate]}))
+
+
+@pytest.mark.parametrize("gate", ["the agent reports every change is fixed", "the numbers make sense",
+                                  "the summary is clear and helpful"])
+def test_lc105_flags_the_actors_own_word_and_a_bare_opinion(gate):
+    assert "LC105" in fired(edit(CLEAN, {"verification.gates": ["the full test suite passes", gate]}))
+
+
+@pytest.mark.parametrize(("action", "fires"), [("read production error logs", False), ("deploy to production", True),
+                                               ("run against non-production data", False),
+                                               ("never delete the backups", False),
+                                               ("publish the report to the wiki", False),
+                                               ("publish the package to the registry", True),
+                                               ("open a pull request into the merge queue", True)])
+def test_lc104_reads_what_an_action_does_to_production(action, fires):
+    assert ("LC104" in fired(edit(CLEAN, {"workspace.allowed_actions": ["edit requirements files", action]}))) is fires
+
+
+def test_lc115_reads_the_cap_an_action_writes_on_what_its_verb_acts_on():
+    many = {"intake.selection_rule": "Take every advisory whose id is not already in the ledger."}
+    capped = {**many, "workspace.allowed_actions": ["post one digest message per week to #deps"]}
+    assert "LC115" not in fired(edit(CLEAN, capped))  # messages, not posts: the verb is not the effect's kind
+    assert "LC115" in fired(edit(CLEAN, {**many, "workspace.allowed_actions": ["post a digest to #deps"]}))
+
+
+def test_lc115_leaves_an_effect_bounded_by_an_intake_of_one_item():
+    single = {"objective": "Move a vulnerable dependency to its patched version.",
+              "workspace.allowed_actions": ["edit requirements files", "open a pull request"]}
+    assert "LC115" not in fired(edit(CLEAN, {**single, "intake.selection_rule": "Take the oldest open advisory."}))
+    assert "LC115" in fired(edit(CLEAN, {**single, "intake.selection_rule": "Take the newest advisory of each repo."}))
+
+
+def test_lc109_takes_twice_and_in_a_row_as_a_repeated_failure():
+    assert "LC109" not in fired(edit(CLEAN, {"escalation.conditions": ["the bump fails twice in a row"],
+                                             "exit.stop_without_success": "The bump needs a major version."}))
+
+
+def test_lc114_reads_the_passive_voice():
+    assert "LC114" not in fired(edit(CLEAN, {"state.update_rule": "Ledger entry written before each PR is opened."}))
+    assert "LC114" in fired(edit(CLEAN, {"state.update_rule": "State is written after every attempt."}))
+
+
+def test_lc100_takes_a_plural_weekday_as_a_cadence():
+    assert "LC100" not in fired(edit(CLEAN, {"trigger.cadence_or_event": "Mondays at 07:00 UTC."}))
+
+
+# --- the extension -------------------------------------------------------------------------------------------
+
+
+def test_lc019_flags_a_review_older_than_its_cadence_naming_the_day_it_fell_due():
+    overdue = edit(CLEAN, {**REVIEWED, "x_alp_nb.review.last_reviewed": "2025-11-30"})
+    (finding,) = lint_contract(overdue, today=TODAY)
+    assert (finding.rule, finding.severity, finding.path) == ("LC019", "warning", "x_alp_nb.review.last_reviewed")
+    assert finding.message == "last reviewed 2025-11-30, due every 90 days: overdue since 2026-02-28"
+    assert lint_contract(overdue, today=date(2026, 2, 28)) == ()  # due that day, not yet overdue
+
+
+def test_an_extended_contract_lints_against_the_schema_alp_nb_ships():
+    extended = edit(CLEAN, {"x_alp_nb": {"version": 1, "budget": {"max_tokens": 200000, "max_concurrency": 2}}})
+    assert lint_contract(extended, today=TODAY) == ()
+    broken = edit(extended, {"x_alp_nb.budget.max_tokens": 0, "x_alp_nb.review": {"every_days": 30,
+                                                                                  "last_reviewed": "2026-02-30"}})
+    assert {(finding.rule, finding.path) for finding in lint_contract(broken)} == {
+        ("LC001", "x_alp_nb.budget.max_tokens"), ("LC001", "x_alp_nb.review.last_reviewed")}
+    assert {finding.path for finding in lint_contract({**CLEAN, "x-alp-nb": {}})} == {'$["x-alp-nb"]'}

@@ -16,8 +16,8 @@ from alp_nb.loops import PARTS, LoopContract, LoopContractError
 from alp_nb.loops.loop_contract import MAX_CONTRACT_BYTES, json_path, read_contract_document
 
 
-def test_the_model_has_exactly_the_twelve_parts_of_the_schema():
-    assert tuple(LoopContract.model_fields) == PARTS
+def test_the_model_has_exactly_the_twelve_parts_of_the_schema_and_the_one_extension_key():
+    assert tuple(LoopContract.model_fields) == (*PARTS, "x_alp_nb")
     assert len(PARTS) == 12
 
 
@@ -314,3 +314,61 @@ def test_a_json_contract_nested_too_deep_or_with_a_huge_integer_is_unreadable_na
         with pytest.raises(LoopContractError) as raised:
             LoopContract.load(path)
         assert (raised.value.code, raised.value.message) == ("CONTRACT_UNREADABLE", f"{path}: {problem}")
+
+
+# --- alp_nb's extension ---------------------------------------------------------------------------------------
+
+EXTENSION = {"version": 1, "owner": "Test-infra owner (@test-infra)",
+             "review": {"every_days": 90, "last_reviewed": "2026-11-20"},
+             "budget": {"max_tokens": 200000, "max_cost_usd": 4, "max_concurrency": 2, "repeated_evidence_stop": 3}}
+
+
+def test_a_public_contract_has_no_extension_and_exports_losing_nothing():
+    contract = LoopContract.from_document(CLEAN)
+    assert contract.x_alp_nb is None and not contract.extended
+    assert "x_alp_nb" not in contract.to_document()
+    public, dropped = contract.to_public()
+    assert public == contract and dropped == ()
+
+
+def test_an_extended_contract_round_trips_as_written_and_its_export_names_every_field_it_drops(tmp_path):
+    document = {**CLEAN, "x_alp_nb": EXTENSION}
+    contract = LoopContract.from_document(document)
+    assert contract.to_document() == document and contract.extended
+    assert contract.x_alp_nb.budget.max_cost_usd == 4 and isinstance(contract.x_alp_nb.budget.max_cost_usd, int)
+    for suffix in (".json", ".yaml"):
+        contract.dump(tmp_path / f"extended{suffix}")
+        assert LoopContract.load(tmp_path / f"extended{suffix}") == contract
+    public, dropped = contract.to_public()
+    assert public.to_document() == CLEAN
+    assert [path for path, _ in dropped] == [
+        "x_alp_nb.version", "x_alp_nb.owner", "x_alp_nb.review.every_days", "x_alp_nb.review.last_reviewed",
+        "x_alp_nb.budget.max_tokens", "x_alp_nb.budget.max_cost_usd", "x_alp_nb.budget.max_concurrency",
+        "x_alp_nb.budget.repeated_evidence_stop"]
+
+
+@pytest.mark.parametrize(("extension", "issue"), [
+    (None, "x_alp_nb: Value error, write a value, or leave the key out"),
+    ({"version": 2}, "x_alp_nb.version: Input should be 1"),
+    ({"version": 1, "budget": {"max_tokens": None}}, "x_alp_nb.budget.max_tokens: Value error, write a value"),
+    ({"version": 1, "budget": {"max_tokens": 0}}, "x_alp_nb.budget.max_tokens: Input should be greater than or equal"),
+    ({"version": 1, "budget": {"max_cost_usd": "4"}}, "x_alp_nb.budget.max_cost_usd: Value error, Input should be a "
+                                                      "valid number"),
+    ({"version": 1, "budget": {"repeated_evidence_stop": 1}}, "x_alp_nb.budget.repeated_evidence_stop: Input should "
+                                                             "be greater than or equal to 2"),
+    ({"version": 1, "review": {"every_days": 30, "last_reviewed": "2026-02-30"}},
+     "x_alp_nb.review.last_reviewed: Value error, day is out of range for month"),
+    ({"version": 1, "review": {"every_days": 30, "last_reviewed": "next week"}},
+     "x_alp_nb.review.last_reviewed: Value error, write the date as YYYY-MM-DD"),
+    ({"version": 1, "tokens": 5}, "x_alp_nb.tokens: Extra inputs are not permitted"),
+])
+def test_a_bad_extension_is_refused_naming_its_path(extension, issue):
+    with pytest.raises(LoopContractError) as refused:
+        LoopContract.from_document({**CLEAN, "x_alp_nb": extension})
+    assert any(line.startswith(issue) for line in refused.value.issues), refused.value.issues
+
+
+def test_replacing_the_extension_with_none_drops_it():
+    contract = LoopContract.from_document({**CLEAN, "x_alp_nb": EXTENSION})
+    assert contract.replace(x_alp_nb=None).to_document() == CLEAN
+    assert contract.replace(objective="Bump one dependency a night.").x_alp_nb == contract.x_alp_nb

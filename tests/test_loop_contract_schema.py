@@ -1,9 +1,10 @@
-"""``LoopContract`` accepts exactly the documents the published schema accepts.
+"""``LoopContract`` accepts exactly the documents the published schema accepts, plus alp_nb's ``x_alp_nb``.
 
 Two corpora of mutated contracts (the shared examples and the clean contract of these tests):
 every single edit at every path from a fixed pool of values, and random stacks of edits drawn by
-hypothesis. On each document the published schema, ``LoopContract.json_schema()`` (both through
-``jsonschema``) and the model itself must agree, and a rejection must name the edited path.
+hypothesis. On each document the published schema, ``LoopContract.json_schema()``, the schema alp_nb
+ships (all three through ``jsonschema``) and the model itself must agree, and a rejection must name the
+edited path. On documents that use the extension, the shipped schema and the model agree.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from loop_contract_samples import CLEAN, published_schema, shared_examples
 
 from alp_nb.loops import LoopContract, LoopContractError
+from alp_nb.loops.extension import EXTENDED_SCHEMA_ID, extended_json_schema
 from alp_nb.loops.loop_contract import json_path
 
 Location = tuple[str | int, ...]
@@ -39,6 +41,12 @@ def documents() -> dict[str, Any]:
 def validators() -> tuple[jsonschema.Draft202012Validator, jsonschema.Draft202012Validator]:
     return (jsonschema.Draft202012Validator(published_schema()),
             jsonschema.Draft202012Validator(LoopContract.json_schema()))
+
+
+@cache
+def shipped() -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(extended_json_schema(),
+                                           format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
 
 
 def locations(value: Any, location: Location = ()) -> Iterator[Location]:
@@ -118,6 +126,7 @@ def test_every_single_edit_is_judged_alike_and_a_rejection_names_its_path():
         for location, candidate in single_edits(document):
             accepted = published.is_valid(candidate)
             assert ours.is_valid(candidate) == accepted, (name, json_path(location), candidate)
+            assert shipped().is_valid(candidate) == accepted, (name, json_path(location), candidate)
             issues = model_issues(candidate)
             assert (issues is None) == accepted, (name, json_path(location))
             if not accepted:
@@ -161,6 +170,7 @@ def test_random_stacks_of_edits_are_judged_alike(data):
     candidate = data.draw(mutated(documents()[name]))
     accepted = published.is_valid(candidate)
     assert ours.is_valid(candidate) == accepted
+    assert shipped().is_valid(candidate) == accepted
     assert (model_issues(candidate) is None) == accepted
 
 
@@ -171,3 +181,39 @@ def test_the_generated_schema_is_a_valid_draft_2020_12_schema_with_the_published
     for key in ("$schema", "$id", "title", "description"):
         assert schema[key] == published[key]
     assert schema["required"] == published["required"]
+
+
+def test_the_shipped_schema_is_the_public_one_plus_one_optional_key():
+    schema, public = extended_json_schema(), LoopContract.json_schema()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert schema["$id"] == EXTENDED_SCHEMA_ID != public["$id"]
+    assert {key: value for key, value in schema["properties"].items() if key != "x_alp_nb"} == public["properties"]
+    assert schema["required"] == public["required"] and schema["additionalProperties"] is False
+    assert {name: schema["$defs"][name] for name in public["$defs"]} == public["$defs"]
+
+
+def test_the_shipped_schema_is_package_data():
+    import tomllib
+    from pathlib import Path
+
+    config = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
+    assert "loops/*.schema.json" in config["tool"]["setuptools"]["package-data"]["alp_nb"]
+
+
+EXTENSION_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-2, 300_000), st.floats(-1, 10, allow_nan=False),
+                             st.sampled_from(["", "x", "2026-01-15", "2026-02-30", "15/01/2026"]))
+EXTENSION = st.fixed_dictionaries({"version": st.sampled_from([1, 2, "1"])}, optional={
+    "owner": EXTENSION_VALUES,
+    "review": st.fixed_dictionaries({}, optional={"every_days": EXTENSION_VALUES, "last_reviewed": EXTENSION_VALUES,
+                                                  "weekday": EXTENSION_VALUES}),
+    "budget": st.fixed_dictionaries({}, optional={key: EXTENSION_VALUES for key in (
+        "max_tokens", "max_cost_usd", "max_concurrency", "repeated_evidence_stop", "max_pages")}),
+})
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(extension=EXTENSION)
+def test_the_shipped_schema_and_the_model_judge_every_extension_alike(extension):
+    candidate = {**CLEAN, "x_alp_nb": extension}
+    assert shipped().is_valid(candidate) == (model_issues(candidate) is None), extension
+    assert not validators()[0].is_valid(candidate)  # the public schema refuses any extension

@@ -23,6 +23,8 @@ RUNTIME_NAMES = (
 )
 LOOP_NAMES = (
     "LoopContract", "lint_contract", "Finding", "decide", "simulate", "FAILURE_INJECTIONS", "review_packet",
+    "simulate_firing", "Firing", "FiringItem", "Expectations", "grade", "learn_from_receipts", "read_receipt_log",
+    "write_receipt_log", "receipt_records", "diff_contracts",
 )
 
 

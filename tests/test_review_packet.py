@@ -1,6 +1,9 @@
-"""The review packet: one self-contained, well-formed HTML document (and Markdown) with every part."""
+"""The review packet: one self-contained, well-formed HTML document (and Markdown) with every part: the flow of one
+run, the owner and review cadence, the reviewers' expectations beside each outcome (disagreements first), what the
+receipts taught, and, for a contract with lint errors, every outcome provisional."""
 
 import re
+from datetime import date
 from html import escape as html_escape
 from html.parser import HTMLParser
 from pathlib import Path
@@ -9,7 +12,10 @@ import pytest
 from loop_contract_samples import CLEAN, edit
 
 from alp_nb.loops.decision import OUTCOMES
-from alp_nb.loops.injections import FAILURE_INJECTIONS, scenarios_for
+from alp_nb.loops.expectations import Expectations
+from alp_nb.loops.firing import simulate_firing
+from alp_nb.loops.injections import FAILURE_INJECTIONS, firings_for, scenarios_for
+from alp_nb.loops.learn import LearnedFinding
 from alp_nb.loops.lint import Finding
 from alp_nb.loops.loop_contract import PARTS, Exit, LoopContract
 from alp_nb.loops.review_packet import REVIEWERS, ReviewPacket
@@ -98,9 +104,14 @@ def test_the_packet_holds_every_one_of_the_twelve_parts(packet):
 
 def test_the_packet_holds_findings_pairs_decisions_and_the_trace_of_every_scenario_of_the_contract(packet):
     ids = outline(packet).ids
-    scenarios = scenarios_for(LoopContract.load(EXAMPLE))
-    assert {"contract", "findings", "pairs", "decisions", "simulations"} <= set(ids)
-    assert sum(identifier.startswith("trace-") for identifier in ids) == len(scenarios) > len(FAILURE_INJECTIONS)
+    contract = LoopContract.load(EXAMPLE)
+    scenarios = scenarios_for(contract)
+    nights = [run for firing in firings_for(contract) for run in simulate_firing(contract, firing).runs]
+    assert {"flow", "contract", "ownership", "findings", "pairs", "decisions", "expectations",
+            "simulations"} <= set(ids)
+    assert "learned" not in ids  # no receipts given
+    traces = sum(identifier.startswith("trace-") for identifier in ids)
+    assert traces == len(scenarios) + len(nights) and len(nights) > 0 and len(scenarios) > len(FAILURE_INJECTIONS)
     assert all(scenario.name in packet for scenario in scenarios)
     positions = [packet.index(f">{outcome}<", packet.index('id="decisions"')) for outcome in OUTCOMES]
     assert positions == sorted(positions), "the decision table lists outcomes in order of precedence"
@@ -133,7 +144,7 @@ def test_lint_findings_sit_beside_the_part_they_concern():
 
 
 def test_the_decision_table_names_the_contracts_owner_for_escalate_and_stop(packet):
-    table = packet[packet.index('id="decisions"'):packet.index('id="simulations"')]
+    table = packet[packet.index('id="decisions"'):packet.index('id="expectations"')]
     assert table.count("Release manager on the #release channel") == 2
 
 
@@ -149,8 +160,8 @@ def test_the_markdown_packet_has_every_part_and_section():
     markdown = review_packet_markdown(LoopContract.load(EXAMPLE))
     headings = set(re.findall(r"^#+ (.+)$", markdown, re.MULTILINE))
     assert set(PARTS) - {"name"} <= headings
-    assert {"Contract by phase", "Lint findings", "Field pairs to review together", "Decision table",
-            "Failure injections"} <= headings
+    assert {"Contract by phase", "Owner and review", "Lint findings", "Field pairs to review together",
+            "Decision table", "Reviewer expectations", "Simulations"} <= headings
     assert "**name**: Release notes draft loop" in markdown
 
 
@@ -253,7 +264,7 @@ def test_a_scenario_derived_from_an_escalation_condition_belongs_to_the_operator
     assert not set(FAILURE_INJECTIONS) & {name for scenarios in owners.values() for name in scenarios}
     operator_html = _reviewer_sections_html(packet_html(packet))[2]
     assert "escalation-condition-1" in operator_html and "<code>escalation.conditions[0]</code>" in operator_html
-    assert "- escalation-condition-1 (`escalation.conditions[0]`): **escalate**, as expected" in (
+    assert "- escalation-condition-1 (`escalation.conditions[0]`): **escalate**, reviewer: not stated" in (
         _reviewer_blocks_markdown(packet_markdown(packet))["operator"])
 
 
@@ -283,3 +294,74 @@ def test_contract_text_in_the_reviewer_sections_renders_inert():
     assert all(html.count('<input type="checkbox" disabled>') == 1 for html in sections)
     markdown = _reviewer_blocks_markdown(review_packet_markdown(hostile_contract()))
     assert not any("<script" in block.lower() for block in markdown.values())
+
+
+# --- what the issue asked the packet to carry -------------------------------------------------------------------
+
+
+def _section(packet: str, anchor: str) -> str:
+    return re.search(rf'<section id="{anchor}">.*?</section>', packet, re.DOTALL).group(0)
+
+
+def test_the_packet_carries_the_flow_of_one_run_before_the_contract():
+    packet = review_packet(LoopContract.load(FLAKY), simulations=(), findings=())
+    assert "<svg" in _section(packet, "flow") and packet.index('id="flow"') < packet.index('id="contract"')
+
+
+def test_the_packet_shows_the_reviewers_expectations_with_the_disagreements_first():
+    contract = LoopContract.load(FLAKY)
+    owner = contract.escalation.destination
+    review = Expectations.from_document({"contract": contract.name, "expectations": {
+        "timeout": {"outcome": "stop-with-receipt", "signed_by": "Dana (operator)"},
+        "retry-budget": {"outcome": "escalate", "owner": owner, "signed_by": "Sam (verifier owner)"}}})
+    packet = review_packet(contract, expectations=review)
+    table = _section(packet, "expectations")
+    assert table.index("retry-budget") < table.index("timeout") < table.index("missing-authority")
+    assert "1 disagree, 1 agree, " in table and "expected escalate, the run ended stop-with-receipt" in table
+    assert "Sam (verifier owner)" in table and "not stated" in table and "as expected" not in packet
+    markdown = review_packet_markdown(contract, expectations=review)
+    rows = [line for line in markdown[markdown.index("## Reviewer expectations"):].split("\n") if line.startswith("| ")]
+    assert rows[1].startswith("| retry-budget | stop-with-receipt | escalate, with ")
+    assert "disagree: expected escalate, the run ended stop-with-receipt (signed: Sam (verifier owner))" in rows[1]
+
+
+def test_with_nothing_stated_every_run_reads_not_stated_never_as_expected(packet):
+    assert "as expected" not in packet and "not stated" in _section(packet, "expectations")
+
+
+def test_a_contract_with_lint_errors_gets_a_provisional_packet_with_no_green_outcome():
+    template = LoopContract.template("draft")
+    packet = review_packet(template)
+    assert "every simulated outcome below is provisional" in packet
+    assert "exit-success (provisional)" in packet
+    assert not re.search(r'<span class="badge ok"[^>]*>exit-success<', packet)
+    assert "exit-success (provisional)" in review_packet_markdown(template)
+
+
+def test_the_packet_names_the_owner_and_flags_a_review_that_is_overdue():
+    contract = LoopContract.load(FLAKY)
+    ownership = _section(review_packet(contract, simulations=(), today=date(2027, 3, 1)), "ownership")
+    assert "owner: Test-infrastructure owner (@test-infra)" in ownership
+    assert "review overdue (LC019): last reviewed 2026-11-20" in ownership
+    assert "overdue" not in _section(review_packet(contract, simulations=(), today=date(2026, 12, 1)), "ownership")
+    public = _section(review_packet(LoopContract.load(EXAMPLE), simulations=()), "ownership")
+    assert "no owner and no review cadence" in public
+
+
+def test_the_packet_says_when_the_contract_uses_the_extension():
+    contract_section = _section(review_packet(LoopContract.load(FLAKY), simulations=()), "contract")
+    assert "uses alp_nb&#x27;s extension (x_alp_nb)" in contract_section
+    assert "an export to the public schema drops x_alp_nb.version" in contract_section
+    assert "extension" not in _section(review_packet(LoopContract.load(EXAMPLE), simulations=()), "contract")
+
+
+def test_the_packet_carries_what_the_receipts_taught_when_given():
+    learned = [LearnedFinding(rule="silent-destination", path="escalation.destination", message="2 escalations to "
+                              "<b>nobody</b> were never answered", suggestion="name one that answers",
+                              receipts=("night-1/x#1 stop-with-receipt", "night-2/x#1 stop-with-receipt"))]
+    packet = review_packet(LoopContract.load(FLAKY), simulations=(), learned=learned)
+    section = _section(packet, "learned")
+    assert "silent-destination" in section and "night-2/x#1 stop-with-receipt" in section
+    assert "<b>nobody</b>" not in section and "&lt;b&gt;nobody&lt;/b&gt;" in section
+    assert "## Learned from receipts" in review_packet_markdown(LoopContract.load(FLAKY), simulations=(),
+                                                                learned=learned)

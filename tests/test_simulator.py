@@ -4,7 +4,7 @@ import json
 import re
 
 import pytest
-from loop_contract_samples import SHARED_ABSENT, SHARED_EXAMPLES
+from loop_contract_samples import CLEAN, INJECTION_OUTCOMES as EXPECTED, SHARED_ABSENT, SHARED_EXAMPLES
 from pydantic import ValidationError
 
 from alp_nb.loops import simulator
@@ -22,15 +22,14 @@ REQUIRED_CASES = ("timeout", "crash-before-side-effect", "crash-after-side-effec
 
 
 def contract(max_retries: int = 3, minutes: int = 60, destination: str = OWNER) -> LoopContract:
-    template = LoopContract.template("Release notes draft loop")
-    return template.model_copy(update={
+    return LoopContract.from_document(CLEAN).model_copy(update={
         "budget": Budget(max_retries=max_retries, max_runtime_minutes=minutes),
         "escalation": Escalation(conditions=("retry budget exhausted",), destination=destination),
     })
 
 
 def test_the_injections_cover_the_seed_and_issue_cases():
-    assert set(REQUIRED_CASES) <= set(FAILURE_INJECTIONS)
+    assert set(REQUIRED_CASES) <= set(FAILURE_INJECTIONS) == set(EXPECTED)
 
 
 ONE_KIND_OF_JOB = re.compile(r"\.py\b|\btests?/|pull request|\bPR\b|comment|branch|\bpush|pagination|cursor|parser"
@@ -51,9 +50,9 @@ def test_an_injection_speaks_of_the_contract_gate_item_and_effect_not_of_one_kin
 @pytest.mark.parametrize("name", list(FAILURE_INJECTIONS))
 def test_each_injection_ends_in_its_expected_outcome(name):
     run = simulate(contract(), name)
-    assert run.outcome == FAILURE_INJECTIONS[name].expected
+    assert run.outcome == EXPECTED[name]
     assert run.receipt.outcome == run.outcome
-    carried_on = {"retry-with-new-evidence"} | ({"escalate"} if not run.scenario.owner_responds else set())
+    carried_on = {"retry-with-new-evidence"} | ({"escalate"} if run.scenario.owner_answer != "takes over" else set())
     assert all(step.decision in carried_on for step in run.steps[:-1])  # an unanswered escalation times out
 
 
@@ -86,8 +85,7 @@ def test_an_attempt_running_past_its_limit_times_out_and_its_retry_can_still_pas
     passed = Evidence(summary="gate passed", proves_goal=True, artifact="the change")
     slow = Scenario(name="slow-then-pass", description="the first attempt would run 50 minutes",
                     attempts=(ScriptedAttempt(evidence=passed, minutes=50, side_effect="effect:item-1"),
-                              ScriptedAttempt(evidence=passed, side_effect="effect:item-1")),
-                    expected="exit-success")
+                              ScriptedAttempt(evidence=passed, side_effect="effect:item-1")))
     run = simulate(contract(max_retries=3, minutes=60), slow)
     assert [step.decision for step in run.steps] == ["retry-with-new-evidence", "exit-success"]
     assert run.steps[0].minutes_left == 45 and run.steps[0].evidence.timed_out
@@ -129,8 +127,7 @@ def test_a_resumed_run_reconciles_an_uncheckpointed_effect_whatever_its_next_att
     scenario = Scenario(name="crash-then-pass", description="crash after the effect, then a pass with no effect",
                         attempts=(ScriptedAttempt(evidence=failed, side_effect="effect:item-1",
                                                   crash="after-side-effect"),
-                                  ScriptedAttempt(evidence=passed)),
-                        expected="exit-success")
+                                  ScriptedAttempt(evidence=passed)))
     run = simulate(contract(), scenario)
     assert run.outcome == "exit-success"
     assert dict(run.external_effects) == {"effect:item-1": 1}
@@ -211,7 +208,7 @@ def test_simulate_answers_a_scenario_of_the_wrong_type_with_a_clear_error(scenar
 
 
 def test_a_scenario_with_work_but_no_attempt_is_refused():
-    empty = Scenario(name="empty", description="nothing scripted", expected="exit-success")
+    empty = Scenario(name="empty", description="nothing scripted")
     with pytest.raises(LoopContractError) as error:
         simulate(contract(), empty)
     assert error.value.code == "SCENARIO_EMPTY"
@@ -249,15 +246,15 @@ def test_a_simulation_dumps_to_json():
                          ids=lambda path: path.stem)
 def test_the_shared_contracts_survive_every_injection_as_expected(path):
     real = LoopContract.load(path)
-    for name, scenario in FAILURE_INJECTIONS.items():
+    for name in FAILURE_INJECTIONS:
         run = simulate(real, name)
-        assert run.outcome == scenario.expected, name
+        assert run.outcome == EXPECTED[name], name
         if run.outcome in ("escalate", "stop-with-receipt"):
             assert run.owner == real.escalation.destination
 
 
 def test_external_effects_count_every_application_so_a_repeat_would_show(monkeypatch):
-    monkeypatch.setattr(simulator._Run, "_reconcile", lambda run: "")  # the idempotency record is lost
+    monkeypatch.setattr(simulator.ItemRun, "_reconcile", lambda run: "")  # the idempotency record is lost
     run = simulate(contract(), "crash-after-side-effect")
     assert [("applied" in step.note) for step in run.steps] == [True, True]
     assert dict(run.external_effects) == {"effect:item-1": 2}

@@ -59,16 +59,17 @@ scenarios = st.builds(
     delivered=st.lists(items, max_size=3).map(tuple),
     ledger=st.lists(items, max_size=2).map(tuple),
     attempts=st.lists(attempts(), min_size=1, max_size=10).map(tuple),
-    expected=st.sampled_from(sorted(TERMINAL_OUTCOMES)),
+    owner_answer=st.sampled_from(("takes over", "approves", "denies", "never answers")),
 )
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(contract=contracts(), scenario=scenarios)
 def test_every_run_ends_in_a_terminal_state_within_the_budget_with_a_receipt_and_an_owner(contract, scenario):
-    run = simulate(contract, scenario)
-    assert run.outcome in TERMINAL_OUTCOMES
-    assert all(step.decision == "retry-with-new-evidence" for step in run.steps[:-1])
+    run = simulate(contract, scenario, allow_lint_errors=True)  # a template's drafts: the property holds for them too
+    assert run.outcome in TERMINAL_OUTCOMES and run.provisional
+    carried_on = {"retry-with-new-evidence"} | ({"escalate"} if scenario.owner_answer != "takes over" else set())
+    assert all(step.decision in carried_on for step in run.steps[:-1])
     assert run.attempts <= contract.budget.max_retries + 1
     assert all(step.retries_left <= contract.budget.max_retries for step in run.steps)
     assert all(isinstance(step.receipt, RECEIPT_TYPES[step.decision]) for step in run.steps)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 import ipywidgets as widgets
 import pytest
@@ -289,3 +290,61 @@ def test_hostile_contract_text_never_reaches_the_page_as_markup(tmp_path):
     assert all("\u202e" not in value and "\u200b" not in value for value in own)
     assert any("right\\u202eto-left" in value for value in own)
     assert max(len(value) for value in own) < 20_000  # the 10 KB objective is clipped where it is quoted
+
+
+# --- no green on a broken contract, and the reviewer grades ------------------------------------------------------
+
+GREEN_SUCCESS = re.compile(r'<span class="badge ok"[^>]*>exit-success<')
+
+
+def test_the_template_never_shows_a_green_success_simulated_or_not():
+    editor = ContractEditor("nightly")
+    editor.scenario.value = "success-on-retry"
+    editor.simulate_button.click()
+    assert editor.simulation is None and "refused" in editor.trace.value
+    assert "22 lint errors" in editor.trace.value and "simulate despite lint errors" not in editor.trace.value
+    editor.allow_lint_errors.value = True  # ticking it simulates again, provisionally
+    assert editor.simulation is not None and editor.simulation.outcome == "exit-success"
+    assert editor.simulation.provisional and "exit-success (provisional)" in editor.trace.value
+    editor.grade_button.click()
+    assert editor.graded and all(grade.provisional for grade in editor.graded)
+    assert not [value for value in html_values(editor) if GREEN_SUCCESS.search(value)]
+    assert "as expected" not in "".join(html_values(editor))
+
+
+def test_an_answered_contract_simulates_without_the_override_and_shows_its_success(editor):
+    editor.scenario.value = "success-on-retry"
+    editor.simulate_button.click()
+    assert not editor.simulation.provisional and GREEN_SUCCESS.search(editor.trace.value)
+    assert "not stated" in editor.trace.value
+
+
+def test_a_review_file_grades_the_trace_and_every_scenario_disagreements_first(editor, tmp_path):
+    review = tmp_path / "nightly.review.yaml"
+    review.write_text(f"contract: {CLEAN['name']}\nexpectations:\n"
+                      "  retry-budget: {outcome: escalate, signed_by: Ana (operator)}\n"
+                      "  timeout: {outcome: stop-with-receipt, signed_by: Ana (operator)}\n")
+    editor.expect_path.value = str(review)
+    editor.expect_button.click()
+    assert "loaded" in editor.status.value and editor.expectations is not None
+    editor.scenario.value = "retry-budget"
+    editor.simulate_button.click()
+    assert "disagree" in editor.trace.value
+    assert "expected escalate, the run ended stop-with-receipt" in editor.trace.value
+    editor.grade_button.click()
+    assert [grade.verdict for grade in editor.graded[:2]] == ["disagree", "agree"]
+    assert editor.grades.value.index("retry-budget") < editor.grades.value.index("timeout")
+    assert "1 disagree, 1 agree" in editor.grades.value
+
+
+def test_a_review_file_about_another_contract_or_missing_is_refused_never_graded(editor, tmp_path):
+    review = tmp_path / "review.yaml"
+    review.write_text("contract: Another loop\nexpectations: {}\n")
+    editor.expect_path.value = str(review)
+    editor.expect_button.click()
+    editor.grade_button.click()
+    assert editor.graded is None
+    assert "refused" in editor.grades.value and "the review is about `Another loop`" in editor.grades.value
+    editor.expect_path.value = str(tmp_path / "missing.yaml")
+    editor.expect_button.click()
+    assert "refused" in editor.status.value and "missing.yaml" in editor.status.value

@@ -1,4 +1,4 @@
-"""``alp-nb contract``: lint, simulate, draw, hand out and draft loop contracts.
+"""``alp-nb contract``: lint, simulate, learn from receipts, diff, export, draw, hand out and draft loop contracts.
 
 A contract's text, its findings and the paths named on the command line are printed through ``viz.terminal``
 (control characters escaped, one value on one line); JSON is printed as JSON.
@@ -8,16 +8,23 @@ from __future__ import annotations
 
 import argparse
 import os
+from datetime import date
 from pathlib import Path
 
+from alp_nb.loops.contract_diff import diff_contracts
 from alp_nb.loops.errors import LoopContractError
-from alp_nb.loops.injections import FAILURE_INJECTIONS, scenarios_for
+from alp_nb.loops.expectations import Expectations, grade
+from alp_nb.loops.firing import simulate_firing
+from alp_nb.loops.injections import FAILURE_INJECTIONS, firings_for, scenario_names, scenarios_for
+from alp_nb.loops.learn import learn_from_receipts
 from alp_nb.loops.lint import lint_contract
 from alp_nb.loops.loop_contract import LoopContract, read_contract_document, write_contract_file
-from alp_nb.loops.simulator import simulate
+from alp_nb.loops.receipt_log import read_receipt_log, receipt_records, write_receipt_log
+from alp_nb.loops.simulator import Simulation, simulate
+from alp_nb.viz.contract_changes import diff_lines, learned_lines
 from alp_nb.viz.contract_picture import contract_flow
 from alp_nb.viz.packet_documents import review_packet, review_packet_markdown
-from alp_nb.viz.simulation import simulation_lines
+from alp_nb.viz.simulation import grades_lines, simulation_lines
 from alp_nb.viz.terminal import print_json, print_lines
 
 
@@ -31,17 +38,49 @@ def register(group: argparse.ArgumentParser) -> None:
     lint.add_argument("--format", choices=("text", "json"), default="text")
     lint.add_argument("--ignore", action="append", default=[], metavar="RULE",
                       help="switch a rule off (repeatable, or comma-separated: LC105,LC110)")
+    _today_option(lint)
     lint.set_defaults(handler=_lint)
 
     names = ", ".join(FAILURE_INJECTIONS)
-    run = contract.add_parser("simulate", help="walk a contract through a scenario (a failure injection, or one "
-                              "derived from its own fields) and print the trace")
+    run = contract.add_parser("simulate", help="walk a contract through its scenarios (the failure injections, those "
+                              "derived from its own fields, whole firings) and print each trace; with --expect, grade "
+                              "each by a review file and exit 1 on a disagreement")
     run.add_argument("file", metavar="FILE")
-    run.add_argument("--scenario", required=True, metavar="NAME",
-                     help=f"one of: {names}; one derived from the contract (escalation-condition-N, "
-                          "disallowed-action-N, retry-budget, runtime-budget, over-cap-KIND); or all")
+    run.add_argument("--scenario", default="all", metavar="NAME",
+                     help=f"all (default), or one of: {names}; one derived from the contract (escalation-condition-N, "
+                          "approval-N-approves, disallowed-action-N, retry-budget, runtime-budget, token-budget, "
+                          "over-cap-KIND); or a derived firing (night-cap-KIND)")
+    run.add_argument("--expect", metavar="REVIEW_FILE",
+                     help="a review file (YAML or JSON) of the outcomes reviewers expect: each run is graded agree, "
+                          "disagree or not stated")
+    run.add_argument("--allow-lint-errors", action="store_true",
+                     help="simulate a contract that has lint errors; every outcome is then provisional")
+    run.add_argument("--receipts", metavar="OUT", help="also write every step's receipt as JSON lines, for `learn`")
     run.add_argument("--format", choices=("text", "json"), default="text")
     run.set_defaults(handler=_simulate)
+
+    learn = contract.add_parser("learn", help="fold receipt logs (JSON lines, from `simulate --receipts` or real "
+                                "runs) back into findings about the contract")
+    learn.add_argument("file", metavar="CONTRACT")
+    learn.add_argument("receipts", nargs="+", metavar="RECEIPTS")
+    learn.add_argument("--format", choices=("text", "json"), default="text")
+    learn.set_defaults(handler=_learn)
+
+    diff = contract.add_parser("diff", help="two versions of a contract: changed fields, who must sign again, lint "
+                               "findings that came or went, scenarios that end differently; exit 1 when they differ")
+    diff.add_argument("old", metavar="OLD")
+    diff.add_argument("new", metavar="NEW")
+    diff.add_argument("--format", choices=("text", "json"), default="text")
+    _today_option(diff)
+    diff.set_defaults(handler=_diff)
+
+    export = contract.add_parser("export", help="write the contract as the public schema holds it, naming every "
+                                 "field of alp_nb's extension the export drops")
+    export.add_argument("file", metavar="FILE")
+    export.add_argument("-o", "--output", required=True, metavar="OUT", help=".json or .yaml; refused if it exists, "
+                        "unless --force")
+    export.add_argument("--force", action="store_true", help="replace an existing output file (never the contract)")
+    export.set_defaults(handler=_export)
 
     flow = contract.add_parser("flow", help="draw one run of a contract: trigger, intake, attempt, verify, decide "
                                "and the five outcomes, in the contract's words")
@@ -55,8 +94,12 @@ def register(group: argparse.ArgumentParser) -> None:
     packet.add_argument("file", metavar="FILE")
     packet.add_argument("-o", "--output", required=True, metavar="PACKET",
                         help="packet.html or packet.md; refused if it exists, unless --force")
+    packet.add_argument("--expect", metavar="REVIEW_FILE", help="grade the simulations by this review file")
+    packet.add_argument("--receipts", nargs="+", default=[], metavar="RECEIPTS",
+                        help="add what these receipt logs teach (as `learn` does)")
     packet.add_argument("--force", action="store_true",
                         help="replace an existing output file (never the contract under review)")
+    _today_option(packet)
     packet.set_defaults(handler=_packet)
 
     new = contract.add_parser("new", help="a blank contract template to fill in (fails lint until answered)")
@@ -65,10 +108,16 @@ def register(group: argparse.ArgumentParser) -> None:
     new.set_defaults(handler=_new)
 
 
+def _today_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--today", type=date.fromisoformat, metavar="YYYY-MM-DD",
+                        help="the day LC019 judges a review overdue on (default: today)")
+
+
 def _lint(args: argparse.Namespace) -> int:
     ignore = [rule for value in args.ignore for rule in value.split(",") if rule.strip()]
     documents = [(file, read_contract_document(file)) for file in args.files]  # unreadable: bad input, exit 2
-    results = [{"file": file, "findings": [finding.model_dump() for finding in lint_contract(document, ignore)]}
+    results = [{"file": file, "findings": [finding.model_dump() for finding in lint_contract(document, ignore,
+                                                                                             today=args.today)]}
                for file, document in documents]
     errors = sum(finding["severity"] == "error" for result in results for finding in result["findings"])
     if args.format == "json":
@@ -84,20 +133,76 @@ def _lint(args: argparse.Namespace) -> int:
 
 
 def _simulate(args: argparse.Namespace) -> int:
-    """Exit 0 when every scenario ended as it expects, 1 otherwise (as ``lint`` exits 1 on errors)."""
+    """Exit 0 unless a reviewer's expectation disagrees with a run (1); no review file, nothing to disagree with."""
     contract = LoopContract.load(args.file)
-    scenarios = scenarios_for(contract) if args.scenario == "all" else (args.scenario,)
-    runs = [simulate(contract, scenario) for scenario in scenarios]
-    if args.format == "json":
-        print_json([run.model_dump(mode="json") for run in runs])
+    expectations = Expectations.load(args.expect) if args.expect else None
+    allowed = args.allow_lint_errors
+    firings = {firing.name: firing for firing in firings_for(contract)}
+    if args.scenario == "all":
+        nights = [simulate_firing(contract, firing, allow_lint_errors=allowed) for firing in firings.values()]
+        runs = [simulate(contract, scenario, allow_lint_errors=allowed) for scenario in scenarios_for(contract)]
+    elif args.scenario in firings:
+        nights, runs = [simulate_firing(contract, args.scenario, allow_lint_errors=allowed)], []
     else:
-        for run in runs:
-            print_lines(*simulation_lines(run), "")
-        derived = [run.scenario for run in runs if run.scenario.derived_from is not None]
-        print_lines(f"{len(runs)} scenario(s), {sum(run.as_expected for run in runs)} as expected; "
-                    f"{len(derived)} derived from the contract: "
+        nights, runs = [], [simulate(contract, args.scenario, allow_lint_errors=allowed)]
+    everything: list[Simulation] = [*runs, *(run for night in nights for run in night.runs)]
+    grades = grade(contract, everything, expectations, known=scenario_names(contract))
+    if args.receipts:
+        write_receipt_log(args.receipts, [*(record for run in runs for record in receipt_records(run)),
+                                          *(record for night in nights for record in receipt_records(night))])
+    if args.format == "json":
+        print_json({"runs": [run.model_dump(mode="json") for run in everything],
+                    "grades": [{"scenario": each.scenario, "verdict": each.verdict, "differences": each.differences}
+                               for each in grades]})
+    else:
+        verdicts = {each.scenario: each for each in grades}
+        for run in everything:
+            print_lines(*simulation_lines(run, verdicts.get(run.scenario.name)), "")
+        derived = [run.scenario for run in everything if run.scenario.derived_from is not None]
+        print_lines(f"{len(everything)} run(s); {len(derived)} derived from the contract: "
                     + (", ".join(f"{scenario.name} ({scenario.derived_from})" for scenario in derived) or "none"))
-    return 0 if all(run.as_expected for run in runs) else 1
+        if expectations is None:
+            print_lines("reviewers: none graded (no review file): pass --expect REVIEW_FILE to grade each run")
+        else:
+            print_lines(f"reviewers ({args.expect}):", *grades_lines(grades))
+        if args.receipts:
+            print_lines(f"wrote the receipts to {args.receipts}")
+    return 1 if grades.disagreements else 0
+
+
+def _learn(args: argparse.Namespace) -> int:
+    contract = LoopContract.load(args.file)
+    records = [record for path in args.receipts for record in read_receipt_log(path)]
+    learned = learn_from_receipts(contract, records)
+    if args.format == "json":
+        print_json([finding.model_dump(mode="json") for finding in learned])
+    else:
+        print_lines(f"{len(records)} receipt(s) from {len(args.receipts)} file(s); {len(learned)} finding(s)",
+                    *learned_lines(learned))
+    return 0
+
+
+def _diff(args: argparse.Namespace) -> int:
+    difference = diff_contracts(LoopContract.load(args.old), LoopContract.load(args.new), today=args.today)
+    if args.format == "json":
+        print_json(difference.model_dump(mode="json"))
+    else:
+        print_lines(*diff_lines(difference))
+    return 1 if difference.changed else 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    output = Path(args.output)
+    if output.resolve() == Path(args.file).resolve():
+        raise LoopContractError("PACKET_OVERWRITES_CONTRACT", f"{output} is the contract being exported; write the "
+                                "export to another file")
+    if not args.force:
+        _refuse_existing(output, "choose another file, or pass --force to replace it")
+    public, dropped = LoopContract.load(args.file).to_public()
+    public.dump(output)
+    print_lines(f"wrote {output}: the public schema's twelve parts",
+                *([f"dropped {path}: {value}" for path, value in dropped] or ["nothing dropped"]))
+    return 0
 
 
 def _flow(args: argparse.Namespace) -> int:
@@ -115,8 +220,12 @@ def _packet(args: argparse.Namespace) -> int:
     if not args.force:
         _refuse_existing(output, "choose another file, or pass --force to replace it")
     contract = LoopContract.load(args.file)
+    expectations = Expectations.load(args.expect) if args.expect else None
+    learned = learn_from_receipts(contract, [record for path in args.receipts for record in read_receipt_log(path)])
     markdown = output.suffix.lower() in (".md", ".markdown")
-    write_contract_file(output, (review_packet_markdown if markdown else review_packet)(contract))
+    document = (review_packet_markdown if markdown else review_packet)(contract, expectations=expectations,
+                                                                       learned=learned, today=args.today)
+    write_contract_file(output, document)
     print_lines(f"wrote {output}")
     return 0
 

@@ -9,6 +9,12 @@ blocker, a spent budget or a failure it has already seen.
 A timeout is the one failure the repeat rule does not stop: it is no verdict, so
 it has no failure signature, and the reference (§7) makes it "a bounded retry"
 that stops only once the retry or runtime budget runs out.
+
+The budget is the seed's whole list: retries and minutes (the public budget, per
+item), and, when the contract's extension writes them, the firing's tokens, cost
+and repeated-evidence stop. An owner's answer to an escalation is evidence too:
+an approval is new evidence from a role with authority (the seed's words), so the
+item retries; a denial stops it.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from alp_nb.base.frozen import FrozenModel
 from .errors import LoopContractError
 
 if TYPE_CHECKING:
+    from .extension import FiringBudget
     from .loop_contract import Budget
 
 Outcome = Literal["exit-success", "exit-noop", "escalate", "stop-with-receipt", "retry-with-new-evidence"]
@@ -40,8 +47,8 @@ OUTCOME_CONDITIONS: dict[Outcome, str] = {
     "exit-success": "external evidence, about the item as it is now, proves the acceptance criteria",
     "exit-noop": "intake found no qualifying item after filter and dedupe",
     "escalate": "the item needs authority, a credential or a judgment the loop lacks, or an escalation condition holds",
-    "stop-with-receipt": "budget spent, the failure repeats, the verifier is broken, an escalation went unanswered "
-                         "or nothing actionable is left",
+    "stop-with-receipt": "budget spent (retries, minutes, tokens, cost, a cap), the failure repeats, the verifier is "
+                         "broken, an escalation was denied or went unanswered, or nothing actionable is left",
     "retry-with-new-evidence": "the failure is new (or the input changed), a hypothesis is actionable and budget "
                                "remains",
 }
@@ -117,7 +124,10 @@ class Evidence(Record):
     evidence about a version the item no longer has is stale, and proves nothing.
     ``escalation_condition`` is one of the contract's escalation conditions that
     holds; ``unanswered_escalation`` the destination an escalation went to and
-    that never answered.
+    that never answered; ``approved_by`` and ``denied_by`` the destination that
+    answered it. ``gates_failed`` names the contract's gates that failed (what
+    ``learn`` counts); ``cap_reached`` the cap that refused the effect a passing
+    attempt would have committed.
     """
 
     summary: Text
@@ -133,6 +143,10 @@ class Evidence(Record):
     hypothesis: Text | None = None
     next_action: Text | None = None
     input_version: Text | None = None
+    approved_by: Text | None = None
+    denied_by: Text | None = None
+    gates_failed: tuple[Text, ...] = ()
+    cap_reached: Text | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> Evidence:
@@ -147,6 +161,10 @@ class Evidence(Record):
                              "each other")
         if (self.requires_authority or self.is_ambiguous) and self.blocker is None:
             raise ValueError("evidence that needs authority or judgment names its blocker")
+        if self.approved_by is not None and self.denied_by is not None:
+            raise ValueError("an owner approves or denies an escalation, not both")
+        if self.proves_goal and (self.gates_failed or self.cap_reached is not None or self.denied_by is not None):
+            raise ValueError("evidence that proves the goal has no failed gate, refused effect or denial")
         return self
 
     @property
@@ -199,8 +217,13 @@ class LoopState(Record):
 
     def repeats(self, evidence: Evidence) -> bool:
         """Whether ``evidence`` fails the way an earlier observation already failed."""
-        earlier = {observation.evidence.signature for observation in self.observations[:-1]}
-        return evidence.signature is not None and evidence.signature in earlier
+        return self.sightings(evidence) > 1
+
+    def sightings(self, evidence: Evidence) -> int:
+        """How many persisted observations fail the way ``evidence`` does (itself included); 0 for no verdict."""
+        if evidence.signature is None:
+            return 0
+        return sum(observation.evidence.signature == evidence.signature for observation in self.observations)
 
     def stale(self, evidence: Evidence) -> bool:
         """Whether ``evidence`` was gathered against a version of the item it no longer has: it proves nothing,
@@ -213,18 +236,35 @@ class BudgetState(Record):
     """The contract's budget and what a run has spent of it.
 
     A run may make ``max_retries + 1`` attempts: the first is not a retry, so the
-    retries left never exceed ``max_retries``.
+    retries left never exceed ``max_retries``. Retries and minutes are the item's;
+    tokens and cost are the firing's, shared by every item it runs (the simulator
+    keeps them current). ``repeated_evidence_stop`` is how many sightings of one
+    failure stop the item: 2 stops at the first repeat.
     """
 
     max_retries: Annotated[int, Field(ge=0)]
     max_runtime_minutes: Annotated[int, Field(ge=1)]
     attempts_used: Annotated[int, Field(ge=0)] = 0
     minutes_used: Annotated[int, Field(ge=0)] = 0
+    max_tokens: Annotated[int, Field(ge=1)] | None = None
+    tokens_used: Annotated[int, Field(ge=0)] = 0
+    max_cost_usd: Annotated[float, Field(gt=0)] | None = None
+    cost_used: Annotated[float, Field(ge=0)] = 0.0
+    repeated_evidence_stop: Annotated[int, Field(ge=2)] = 2
 
     @classmethod
-    def of(cls, budget: Budget) -> BudgetState:
-        """The untouched budget of a contract's ``budget`` part."""
-        return cls(max_retries=budget.max_retries, max_runtime_minutes=budget.max_runtime_minutes)
+    def of(cls, budget: Budget, firing: FiringBudget | None = None) -> BudgetState:
+        """The untouched budget of a contract's ``budget`` part and, when its extension writes one, the firing's."""
+        caps = {} if firing is None else firing.model_dump(exclude_none=True, exclude={"max_concurrency"})
+        return cls(max_retries=budget.max_retries, max_runtime_minutes=budget.max_runtime_minutes, **caps)
+
+    @property
+    def tokens_left(self) -> int | None:
+        return None if self.max_tokens is None else max(0, self.max_tokens - self.tokens_used)
+
+    @property
+    def cost_left(self) -> float | None:
+        return None if self.max_cost_usd is None else max(0.0, self.max_cost_usd - self.cost_used)
 
     @property
     def attempts_left(self) -> int:
@@ -246,12 +286,16 @@ class BudgetState(Record):
 
     @property
     def exhausted(self) -> bool:
-        return self.attempts_left == 0 or self.minutes_left == 0
+        return self.attempts_left == 0 or self.minutes_left == 0 or self.tokens_left == 0 or self.cost_left == 0
 
     def spend(self, minutes: int) -> BudgetState:
         """The budget after one more attempt that ran ``minutes``."""
         return self.model_copy(update={"attempts_used": self.attempts_used + 1,
                                        "minutes_used": self.minutes_used + minutes})
+
+    def firing_spent(self, tokens: int, cost: float) -> BudgetState:
+        """The budget with the firing's tokens and cost spent so far, across every item."""
+        return self.model_copy(update={"tokens_used": tokens, "cost_used": cost})
 
     def wait(self, minutes: int) -> BudgetState:
         """The budget after ``minutes`` spent waiting (for an owner's answer): no attempt is used."""
@@ -265,15 +309,29 @@ def stop_reasons(evidence: Evidence, state: LoopState, budget: BudgetState) -> t
         reasons.append(f"retry budget spent: {budget.attempts_used} of {budget.max_retries + 1} attempts used")
     if budget.minutes_left == 0:
         reasons.append(f"runtime budget spent: {budget.minutes_used} of {budget.max_runtime_minutes} minutes used")
+    if budget.tokens_left == 0:
+        reasons.append(f"token budget spent: {budget.tokens_used:,} of {budget.max_tokens:,} tokens of the firing "
+                       "used (x_alp_nb.budget.max_tokens)")
+    if budget.cost_left == 0:
+        reasons.append(f"cost budget spent: ${budget.cost_used:,.2f} of ${budget.max_cost_usd:,.2f} of the firing "
+                       "used (x_alp_nb.budget.max_cost_usd)")
     stale = state.stale(evidence)
-    if state.repeats(evidence) and not stale:
-        reasons.append(f"the failure repeats an earlier attempt (signature: {evidence.signature})")
+    seen = state.sightings(evidence)
+    if seen >= budget.repeated_evidence_stop and not stale:
+        reasons.append(f"the failure repeats an earlier attempt (signature: {evidence.signature})"
+                       if budget.repeated_evidence_stop == 2 else
+                       f"the same failure was seen {seen} times, the contract's repeated-evidence stop "
+                       f"(x_alp_nb.budget.repeated_evidence_stop; signature: {evidence.signature})")
     if evidence.verifier_broken:
         reasons.append("the verifier is broken: its verdict is unknown, never a pass")
-    if evidence.unanswered_escalation is not None:
+    if evidence.cap_reached is not None:
+        reasons.append(f"cap reached: {evidence.cap_reached}")
+    if evidence.denied_by is not None:
+        reasons.append(f"{evidence.denied_by} denied the escalation: {evidence.blocker or evidence.summary}")
+    elif evidence.unanswered_escalation is not None:
         reasons.append(f"the escalation to {evidence.unanswered_escalation} got no answer: it stays open")
-    elif not evidence.actionable and not stale:  # stale evidence has its next action: a fresh intake
-        reasons.append("no actionable hypothesis and next action for another attempt")
+    elif not evidence.actionable and not stale and evidence.cap_reached is None:
+        reasons.append("no actionable hypothesis and next action for another attempt")  # stale: a fresh intake
     return tuple(reasons)
 
 

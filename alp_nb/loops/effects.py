@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .loop_contract import LoopContract
+from .words import verb_phrases
 
 EXTERNAL_EFFECT = re.compile(
     r"\bcomment|\bpost(?:s|ed|ing)?\b"
@@ -83,11 +84,33 @@ def external_effects(contract: LoopContract) -> tuple[tuple[int, str], ...]:
 
 
 def effect_kind(text: str) -> str | None:
-    """The kind of effect ``text`` names (a key of ``EFFECT_NOUNS``), or None."""
+    """The kind of effect ``text`` names (a key of ``EFFECT_NOUNS``): the first effect word in it, or None."""
     for name, spelling in EFFECT_NOUNS.items():
         if re.search(rf"\b(?:{spelling})\b", text, re.IGNORECASE):
             return name
     return None
+
+
+EFFECT_VERBS = {"post": "posts", "comment": "comments", "page": "pages", "message": "messages", "email": "emails",
+                "e-mail": "emails", "notify": "notifications", "tag": "tags", "release": "releases",
+                "deploy": "deployments"}
+"""The verbs that are themselves an effect of a kind: ``comment on PRs`` makes comments, not pull requests."""
+_PREPOSITION = re.compile(r"\b(?:on|to|in|into|for|with|at|from|of|about|against|per|asking|under)\b", re.IGNORECASE)
+
+
+def action_kind(action: str) -> str | None:
+    """The kind of effect an allowed action makes, read as a sentence: the effect word its verb acts on directly
+    (``post one digest message per week``: messages, not posts), else the verb's own kind (``comment on PRs``:
+    comments), else the first effect word anywhere in it."""
+    phrases = list(verb_phrases(action))
+    for phrase in phrases:
+        kind = effect_kind(_PREPOSITION.split(phrase.object, 1)[0])
+        if kind is not None:
+            return kind
+    for phrase in phrases:
+        if phrase.verb.lower() in EFFECT_VERBS:
+            return EFFECT_VERBS[phrase.verb.lower()]
+    return effect_kind(action)
 
 
 def effect_caps(contract: LoopContract) -> tuple[EffectCap, ...]:

@@ -4,8 +4,13 @@
 gate, its item, its one external effect), never in one kind of job's, so the trace of any contract reads true
 in its review; they include the seed's paths (a crash after verification and before the decision, stale input,
 an owner who never answers). ``scenarios_for(contract)`` adds the scenarios only this contract has, each from
-a field of its own (``derived_from``): every escalation condition, every disallowed action, its own retry and
-runtime budget, and every cap it writes on an effect.
+a field of its own (``derived_from``): every escalation condition (and, for one that asks for an approval, the
+owner approving, denying and never answering), every disallowed action, its own retry and runtime budget, the
+firing budget its extension writes (tokens, cost, the repeated-evidence stop), and every cap it writes on an effect.
+``firings_for(contract)`` derives whole firings: for each cap, one item more than the cap allows, so the effect
+past the cap is refused across items, as a night of the loop would meet it.
+
+No scenario says which outcome it expects: what should happen is the reviewer's to state (``expectations.py``).
 """
 
 from __future__ import annotations
@@ -14,9 +19,11 @@ import re
 from types import MappingProxyType
 
 from .decision import Evidence
-from .effects import effect_caps
+from .effects import EffectCap, action_kind, effect_caps, external_effects
+from .extension import EXTENSION_KEY
 from .loop_contract import LoopContract
-from .scenario import Scenario, ScriptedAttempt
+from .scenario import Firing, FiringItem, OwnerAnswer, Scenario, ScriptedAttempt
+from .words import Words
 
 
 def _failed(summary: str, hypothesis: str, next_action: str) -> Evidence:
@@ -40,7 +47,6 @@ FAILURE_INJECTIONS: MappingProxyType[str, Scenario] = MappingProxyType({scenario
         description="Every attempt hangs past its time limit: each timeout is a bounded retry with no verdict, "
                     "never a pass; when the retries run out the run stops and hands the item to the owner.",
         attempts=(ScriptedAttempt(minutes=None),),
-        expected="stop-with-receipt",
     ),
     Scenario(
         name="crash-before-side-effect",
@@ -53,7 +59,6 @@ FAILURE_INJECTIONS: MappingProxyType[str, Scenario] = MappingProxyType({scenario
                 side_effect=_EFFECT, crash="before-side-effect"),
             ScriptedAttempt(evidence=_PASSED, side_effect=_EFFECT),
         ),
-        expected="exit-success",
     ),
     Scenario(
         name="crash-after-side-effect",
@@ -68,14 +73,12 @@ FAILURE_INJECTIONS: MappingProxyType[str, Scenario] = MappingProxyType({scenario
                 side_effect=_EFFECT, crash="after-side-effect"),
             ScriptedAttempt(evidence=_PASSED, side_effect=_EFFECT),
         ),
-        expected="exit-success",
     ),
     Scenario(
         name="duplicate-item",
         description="The trigger fires twice for an item the ledger already holds: dedupe, then no-op.",
         delivered=("item-1", "item-1"),
         ledger=("item-1",),
-        expected="exit-noop",
     ),
     Scenario(
         name="broken-verifier",
@@ -83,13 +86,11 @@ FAILURE_INJECTIONS: MappingProxyType[str, Scenario] = MappingProxyType({scenario
         attempts=(ScriptedAttempt(evidence=Evidence(
             summary="verifier exited 127: command not found", verifier_broken=True,
             hypothesis="the check environment lost its checker", next_action="rerun the gate")),),
-        expected="stop-with-receipt",
     ),
     Scenario(
         name="missing-authority",
         description="The next step needs a credential the workspace does not grant: escalate, do not work around.",
         attempts=(ScriptedAttempt(evidence=_NO_AUTHORITY),),
-        expected="escalate",
     ),
     Scenario(
         name="ambiguous-requirement",
@@ -97,7 +98,6 @@ FAILURE_INJECTIONS: MappingProxyType[str, Scenario] = MappingProxyType({scenario
         attempts=(ScriptedAttempt(evidence=Evidence(
             summary="one source asks to keep item-1 as it is; another asks to change it", is_ambiguous=True,
             blocker="conflicting requirements need the owner's decision")),),
-        expected="escalate",
     ),
     Scenario(
         name="repeated-failure",
@@ -110,7 +110,6 @@ FAILURE_INJECTIONS: MappingProxyType[str, Scenario] = MappingProxyType({scenario
                 "gate failed at 2026-01-01T08:09:40Z: check exited 1, see /tmp/run-2/gate.log line 57",
                 "the gate read a stale copy of the item", "refresh the item and rerun the gate")),
         ),
-        expected="stop-with-receipt",
     ),
     Scenario(
         name="retries-exhausted",
@@ -120,13 +119,11 @@ FAILURE_INJECTIONS: MappingProxyType[str, Scenario] = MappingProxyType({scenario
                                              "remove that cause and rerun the gate"), minutes=2)
             for failure in _NEW_FAILURES
         ),
-        expected="stop-with-receipt",
     ),
     Scenario(
         name="no-qualifying-work",
         description="The trigger fires but intake finds nothing: a no-op with a receipt, never invented work.",
         delivered=(),
-        expected="exit-noop",
     ),
     Scenario(
         name="success-on-retry",
@@ -138,38 +135,50 @@ FAILURE_INJECTIONS: MappingProxyType[str, Scenario] = MappingProxyType({scenario
                                              "cover that case and rerun the gate")),
             ScriptedAttempt(evidence=_PASSED),
         ),
-        expected="exit-success",
     ),
     Scenario(
         name="crash-after-verify",
         description="The gate passes and its observation is persisted, then the worker dies before the decision: "
                     "the resumed run reads the persisted evidence and decides on it, without verifying again.",
         attempts=(ScriptedAttempt(evidence=_PASSED, crash="after-verify"),),
-        expected="exit-success",
     ),
     Scenario(
         name="stale-input",
         description="The item changes (v1 to v2) while the first attempt works on it: its passing evidence is about "
                     "v1, so it proves nothing; the run retries with a fresh intake of v2, which passes.",
         attempts=(ScriptedAttempt(evidence=_PASSED, input_changes_to="v2"), ScriptedAttempt(evidence=_PASSED)),
-        expected="exit-success",
     ),
     Scenario(
         name="owner-not-responding",
         description="The next step needs a credential, so the item is escalated; the owner never answers, so the "
                     "escalation times out with the run's minutes and the run stops, the escalation still open.",
         attempts=(ScriptedAttempt(evidence=_NO_AUTHORITY),),
-        expected="stop-with-receipt",
-        owner_responds=False,
+        owner_answer="never answers",
     ),
 )})
 """The failure-injection cases a contract should survive before it is scheduled, by name."""
 
 
+APPROVAL = Words("approv*", "sign-off", "sign off", "signs off", "permission", "consent")
+"""An escalation condition that asks for an approval: the owner may say yes, and then the item goes on."""
+
+
 def scenarios_for(contract: LoopContract) -> tuple[Scenario, ...]:
     """The failure injections, then the scenarios derived from ``contract``'s own fields."""
-    return (*FAILURE_INJECTIONS.values(), *_escalations(contract), *_disallowed(contract), *_budget(contract),
-            *_caps(contract))
+    return (*FAILURE_INJECTIONS.values(), *_escalations(contract), *_approvals(contract), *_disallowed(contract),
+            *_budget(contract), *_firing_budget(contract), *_caps(contract))
+
+
+def firings_for(contract: LoopContract) -> tuple[Firing, ...]:
+    """The whole firings derived from ``contract``: for each cap it writes, one item more than the cap allows."""
+    return tuple(_night_over_cap(contract, cap) for cap in effect_caps(contract))
+
+
+def scenario_names(contract: LoopContract) -> tuple[str, ...]:
+    """The name of every run the contract's own scenarios make: each of ``scenarios_for``, then each item of each
+    derived firing (``night-cap-pull-requests/item-4``), as a review file may name them."""
+    return (*(scenario.name for scenario in scenarios_for(contract)),
+            *(f"{firing.name}/{entry.item}" for firing in firings_for(contract) for entry in firing.items))
 
 
 def _escalations(contract: LoopContract) -> list[Scenario]:
@@ -180,9 +189,29 @@ def _escalations(contract: LoopContract) -> list[Scenario]:
                     f"to {destination}.",
         attempts=(ScriptedAttempt(evidence=Evidence(summary=f"observed: {condition}", escalation_condition=condition,
                                                     blocker=condition)),),
-        expected="escalate",
         derived_from=f"escalation.conditions[{index - 1}]",
     ) for index, condition in enumerate(contract.escalation.conditions, 1)]
+
+
+def _approvals(contract: LoopContract) -> list[Scenario]:
+    """For each condition that asks for an approval, the three answers an owner can give."""
+    destination = contract.escalation.destination
+    outcomes: dict[OwnerAnswer, str] = {
+        "approves": "the blocked step goes ahead and the item is verified again",
+        "denies": "the item stops, nothing committed for it",
+        "never answers": "the run waits out its minutes and stops with the escalation open",
+    }
+    return [Scenario(
+        name=f"approval-{index}-{answer.replace(' ', '-')}",
+        description=f"An attempt meets “{condition}”, so the item is escalated to {destination}, who {answer}: "
+                    f"{consequence}.",
+        attempts=(ScriptedAttempt(evidence=Evidence(summary=f"observed: {condition}", escalation_condition=condition,
+                                                    blocker=condition)),
+                  ScriptedAttempt(evidence=_PASSED)),
+        owner_answer=answer,
+        derived_from=f"escalation.conditions[{index - 1}]",
+    ) for index, condition in enumerate(contract.escalation.conditions, 1) if APPROVAL.search(condition)
+        for answer, consequence in outcomes.items()]
 
 
 def _disallowed(contract: LoopContract) -> list[Scenario]:
@@ -191,7 +220,6 @@ def _disallowed(contract: LoopContract) -> list[Scenario]:
         description=f"An attempt sets out to “{action}”, a disallowed action, and claims success: the action is "
                     "refused at the boundary, nothing is committed, and the item is escalated with the refusal named.",
         attempts=(ScriptedAttempt(evidence=_PASSED, proposes=action),),
-        expected="escalate",
         derived_from=f"workspace.disallowed_actions[{index - 1}]",
         must_refuse=action,
     ) for index, action in enumerate(contract.workspace.disallowed_actions, 1)]
@@ -207,27 +235,87 @@ def _budget(contract: LoopContract) -> list[Scenario]:
             name="retry-budget",
             description=f"Every attempt fails in a new way: after this contract's {retries + 1} attempts "
                         f"({retries} retries) the run stops and hands the item to its owner.",
-            attempts=failing, expected="stop-with-receipt", derived_from="budget.max_retries"),
+            attempts=failing, derived_from="budget.max_retries"),
         Scenario(
             name="runtime-budget",
             description=f"Every attempt runs out its share of this contract's {minutes} minutes: the run stops "
                         "once they are spent, never counting a timeout as a pass.",
-            attempts=(ScriptedAttempt(minutes=None),), expected="stop-with-receipt",
-            derived_from="budget.max_runtime_minutes"),
+            attempts=(ScriptedAttempt(minutes=None),), derived_from="budget.max_runtime_minutes"),
     ]
+
+
+def _firing_budget(contract: LoopContract) -> list[Scenario]:
+    """The caps of the extension's firing budget, each spent by a run that fails in new ways until it runs out."""
+    budget = contract.x_alp_nb.budget if contract.x_alp_nb is not None else None
+    if budget is None:
+        return []
+    attempts = contract.budget.max_retries + 1
+    failures = _distinct_failures(attempts)
+    spending = max(1, attempts - 1)
+
+    def failing(**spend: float) -> tuple[ScriptedAttempt, ...]:
+        return tuple(ScriptedAttempt(evidence=_failed(f"gate failed: {failure}", f"this attempt's cause: {failure}",
+                                                      "remove that cause and rerun the gate"), minutes=1, **spend)
+                     for failure in failures)
+
+    found = []
+    if budget.max_tokens is not None:
+        tokens = budget.max_tokens // spending + 1  # runs out in the last attempt but one, while a retry is left
+        found.append(Scenario(
+            name="token-budget",
+            description=f"Every attempt fails in a new way and spends {tokens:,} tokens: the firing's "
+                        f"{budget.max_tokens:,} tokens run out mid-attempt, and the run stops naming the budget.",
+            attempts=failing(tokens=tokens), derived_from=f"{EXTENSION_KEY}.budget.max_tokens"))
+    if budget.max_cost_usd is not None:
+        cost = budget.max_cost_usd / spending * 1.01
+        found.append(Scenario(
+            name="cost-budget",
+            description=f"Every attempt fails in a new way and costs ${cost:,.2f}: the firing's "
+                        f"${budget.max_cost_usd:,.2f} run out mid-attempt, and the run stops naming the budget.",
+            attempts=failing(cost_usd=cost), derived_from=f"{EXTENSION_KEY}.budget.max_cost_usd"))
+    if budget.repeated_evidence_stop is not None:
+        same = _failed("gate failed: the same check fails the same way", "one more look may find the cause",
+                       "rerun the gate with more logging")
+        found.append(Scenario(
+            name="repeated-evidence-stop",
+            description=f"Every attempt fails the same way: the run stops once the failure has been seen "
+                        f"{budget.repeated_evidence_stop} times, the contract's repeated-evidence stop.",
+            attempts=(ScriptedAttempt(evidence=same, minutes=1),),
+            derived_from=f"{EXTENSION_KEY}.budget.repeated_evidence_stop"))
+    return found
 
 
 def _caps(contract: LoopContract) -> list[Scenario]:
     return [Scenario(
-        name=f"over-cap-{re.sub(r'[^a-z0-9]+', '-', cap.effect.lower()).strip('-')}",
+        name=f"over-cap-{_slug(cap.effect)}",
         description=f"An attempt passes its gate and tries to make {cap.limit + 1} {cap.effect}, one more than this "
                     f"contract allows (“{cap.text}”): the last one is refused and named in the receipt.",
         attempts=(ScriptedAttempt(evidence=_PASSED, extra_effects=tuple(
             f"{cap.effect} #{number}" for number in range(1, cap.limit + 2))),),
-        expected="exit-success",
         derived_from=cap.path,
         must_refuse=f"{cap.effect} #{cap.limit + 1}",
     ) for cap in effect_caps(contract)]
+
+
+def _night_over_cap(contract: LoopContract, cap: EffectCap) -> Firing:
+    """A firing of one item more than ``cap`` allows, each passing at once. When the cap counts what a success
+    commits (the contract's first effect), the last item's success is refused and the item stops; otherwise
+    each item makes one effect of the capped kind beside its success, and the last of those is refused."""
+    effects = external_effects(contract)
+    commits = bool(effects) and action_kind(effects[0][1]) == cap.effect
+    items = tuple(FiringItem(item=f"item-{number}", attempts=(ScriptedAttempt(
+        evidence=_PASSED, extra_effects=() if commits else (f"{cap.effect}: item-{number}",)),))
+        for number in range(1, cap.limit + 2))
+    return Firing(
+        name=f"night-cap-{_slug(cap.effect)}",
+        description=f"A firing delivers {cap.limit + 1} items that each pass their gate and make their "
+                    f"{cap.effect}: the first {cap.limit} are made, and the last is refused by “{cap.text}”, "
+                    "counted across the items.",
+        items=items, derived_from=cap.path)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
 def _distinct_failures(count: int) -> list[str]:

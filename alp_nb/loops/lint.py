@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from datetime import date
 from typing import Any, Literal
 
 from alp_nb.base.frozen import FrozenModel
@@ -45,7 +46,8 @@ class Findings(tuple[Finding, ...]):
         return tuple(finding for finding in self if finding.severity == "error")
 
 
-def lint_contract(contract: LoopContract | Mapping[str, Any], ignore: Iterable[str] = ()) -> Findings:
+def lint_contract(contract: LoopContract | Mapping[str, Any], ignore: Iterable[str] = (), *,
+                  today: date | None = None) -> Findings:
     """Every finding of every rule on ``contract``, in the order of ``LINT_RULES``.
 
     ``contract`` is a ``LoopContract`` or the JSON document as written (a parsed file). Only a
@@ -56,6 +58,9 @@ def lint_contract(contract: LoopContract | Mapping[str, Any], ignore: Iterable[s
     ``lint_contract(contract, ignore=["LC105", "LC110"])`` for a contract whose gates are known
     to be observable and whose intake cannot repeat. An unknown id is an error (a typo would
     otherwise silence nothing), and LC001 cannot be ignored.
+
+    ``today`` is the day LC019 judges a review overdue on (by default, today); pass it to get the same findings on
+    every day, as a test or a recorded notebook must.
     """
     skipped = _checked_ignore(ignore)
     findings: list[Finding] = []
@@ -65,17 +70,19 @@ def lint_contract(contract: LoopContract | Mapping[str, Any], ignore: Iterable[s
         if any(finding.rule == "LC001" for finding in findings):
             return Findings(findings)
         contract = LoopContract.from_document(document)
-    findings += _run((rule for rule in LINT_RULES if rule.reads == "contract"), contract, skipped)
+    day = date.today() if today is None else today
+    findings += _run((rule for rule in LINT_RULES if rule.reads != "document"), contract, skipped, day)
     return Findings(findings)
 
 
-def _run(rules: Iterable[LintRule], subject: Any, skipped: frozenset[str]) -> list[Finding]:
+def _run(rules: Iterable[LintRule], subject: Any, skipped: frozenset[str], today: date | None = None) -> list[Finding]:
+    """The findings of ``rules`` on ``subject``; a dated rule also reads ``today``."""
     return [
         Finding(rule=rule.id, severity=rule.severity, path=path, message=message, hint=rule.hint,
                 looked_for=rule.looked_for)
         for rule in rules
         if rule.id not in skipped
-        for path, message in rule.check(subject)
+        for path, message in (rule.check(subject, today) if rule.reads == "dated" else rule.check(subject))
     ]
 
 

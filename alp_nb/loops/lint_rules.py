@@ -4,16 +4,21 @@ Ids and severities are those of the reference (``reference/loop-contracts.md`` �
 LC001–LC018 are structural (no text matching), LC100–LC113 keyword heuristics
 (noisy, so ``info`` or ``warning``). LC004 is ours: an unanswered ``TODO:`` question
 left by ``LoopContract.template``, an error so that a draft cannot pass unnoticed.
-LC114–LC116 are ours too, heuristics from the seed's review checklist: a state
-update that names no commit point, external effects with no cap, and a
+LC019 is ours: a contract whose last review (``x_alp_nb.review``) is older than its
+cadence. LC114–LC116 are ours too, heuristics from the seed's review checklist: a
+state update that names no commit point, external effects with no cap, and a
 manual-bootstrap trigger whose words read as a schedule or an event.
 
-A heuristic reads words, so each keeps them in a ``Words`` family and its findings
-say which words it looked for: the author can then satisfy it, or ``ignore`` it.
+A heuristic reads prose as people write it (``words.py``: hyphenated and negated
+forms, the verb of an action apart from the nouns it acts on), keeps its words in
+``Words`` families, and its findings say which words it looked for: the author can
+then satisfy it, or ``ignore`` it. ``tests/lint_judgments.py`` holds the corpus its
+precision and recall are measured on.
 
 A check yields ``(json path, message)`` for each place the rule fires. Document
-rules (LC001, LC002) read the JSON as written, before it becomes a model;
-the others read a ``LoopContract``.
+rules (LC001, LC002) read the JSON as written, before it becomes a model; dated
+rules (LC019) read a ``LoopContract`` and the day lint runs on; the others read a
+``LoopContract``.
 """
 
 from __future__ import annotations
@@ -21,10 +26,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from datetime import date
 from functools import cache
-from typing import Any, Literal
-
-import jsonschema
+from typing import TYPE_CHECKING, Any, Literal
 
 from alp_nb.base.schema_errors import error_location
 
@@ -33,15 +37,21 @@ from .effects import (
     EFFECT_NOUNS,
     EXTERNAL_EFFECT,
     EXTERNAL_EFFECT_WORDS,
+    action_kind,
     effect_caps,
-    effect_kind,
     external_effects,
 )
+from .extension import EXTENSION_KEY, extended_json_schema
 from .loop_contract import TEMPLATE_MARK, LoopContract, json_path, normalized
+from .words import NEGATIONS, Words, verb_phrases
+
+if TYPE_CHECKING:
+    import jsonschema
 
 Severity = Literal["error", "warning", "info"]
+Reads = Literal["contract", "document", "dated"]
 Hit = tuple[str, str]
-Check = Callable[[Any], Iterable[Hit]]
+Check = Callable[..., Iterable[Hit]]
 
 RETRIES_ADVISORY = 5
 RUNTIME_MINUTES_ADVISORY = 480
@@ -58,7 +68,7 @@ class LintRule:
     rationale: str
     hint: str
     check: Check = field(repr=False, compare=False)
-    reads: Literal["contract", "document"] = "contract"
+    reads: Reads = "contract"
     pair: str = ""
     """The field pair a review walks together (trigger ↔ intake ...), when the rule checks one."""
     looked_for: str = ""
@@ -69,43 +79,12 @@ _RULES: list[LintRule] = []
 
 
 def _rule(rule_id: str, severity: Severity, summary: str, rationale: str, hint: str, *,
-          reads: Literal["contract", "document"] = "contract", pair: str = "",
+          reads: Reads = "contract", pair: str = "",
           looked_for: str = "") -> Callable[[Check], Check]:
     def register(check: Check) -> Check:
         _RULES.append(LintRule(rule_id, severity, summary, rationale, hint, check, reads, pair, looked_for))
         return check
     return register
-
-
-class Words:
-    """A family of words a heuristic reads, written as an author reads them.
-
-    ``verif*`` is a stem (verify, verifies, verifier, verification); a word without ``*``
-    matches whole (``pr`` is not ``print``). A space or hyphen inside a word matches either
-    or neither (``read-only``: read only, readonly). A word right after ``non-`` never
-    matches (non-production is not production). ``opening=True`` matches only a word that
-    opens a clause (``Check the diff``, ``…, then verify``): the verb of a responsibility,
-    not a noun inside it (``quarantine flaky tests``).
-    """
-
-    OPENS_CLAUSE = r"(?:^|[,;:.(]\s*|\b(?:and|then|also|or|to|first|independently|separately|only)\s+)"
-
-    def __init__(self, *words: str, opening: bool = False) -> None:
-        self.words = words
-        alternatives = "|".join(self._pattern(word) for word in words)
-        lead = self.OPENS_CLAUSE if opening else r"\b"
-        self.regex = re.compile(rf"{lead}(?<!non-)(?:{alternatives})", re.IGNORECASE)
-
-    @staticmethod
-    def _pattern(word: str) -> str:
-        stem = re.escape(word.rstrip("*")).replace(r"\ ", "[- ]?").replace(r"\-", "[- ]?")
-        return stem if word.endswith("*") else rf"{stem}\b"
-
-    def search(self, text: str) -> re.Match[str] | None:
-        return self.regex.search(text)
-
-    def __str__(self) -> str:
-        return ", ".join(self.words)
 
 
 def _strings(value: Any, path: tuple[str | int, ...] = ()) -> Iterator[tuple[str, str]]:
@@ -120,8 +99,14 @@ def _strings(value: Any, path: tuple[str | int, ...] = ()) -> Iterator[tuple[str
             yield from _strings(item, (*path, index))
 
 
+READ_ONLY = Words("read-only", "read access", not_after=NEGATIONS)
+WRITE_ACCESS = Words("write access", "write to", "writes to", "read-write", not_after=NEGATIONS)
+
+
 def _read_only(contract: LoopContract) -> bool:
-    return bool(re.search(r"\bread[- ]?only\b", contract.workspace.isolation, re.IGNORECASE))
+    """Whether the workspace is read-only: it says so (``read-only``, ``read access``) and grants no write."""
+    isolation = contract.workspace.isolation
+    return bool(READ_ONLY.search(isolation)) and not WRITE_ACCESS.search(isolation)
 
 
 STRING_ARRAYS = (
@@ -136,10 +121,16 @@ STRING_ARRAYS = (
 
 @cache
 def _schema_validator() -> jsonschema.Draft202012Validator:
-    return jsonschema.Draft202012Validator(LoopContract.json_schema())
+    """The schema alp_nb ships: the public one, plus the optional ``x_alp_nb`` key (a public contract is judged
+    exactly as the public schema judges it). Dates are checked as dates. jsonschema is imported here, the first
+    time a document is linted: a contract already loaded never needs it."""
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(extended_json_schema(), format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
-@_rule("LC001", "error", "The document fails Draft 2020-12 validation against the contract schema.",
+@_rule("LC001", "error", "The document fails Draft 2020-12 validation against the contract schema "
+       "(the public one, plus alp_nb's optional x_alp_nb).",
        "Upstream CI validates every contract; nothing else can be checked on one it rejects.",
        "Add the missing field, remove the unknown key or fix the type the message names.", reads="document")
 def schema_violations(document: Any) -> Iterator[Hit]:
@@ -299,10 +290,25 @@ def large_budget(contract: LoopContract) -> Iterator[Hit]:
                f"{contract.budget.max_runtime_minutes} minutes is above {RUNTIME_MINUTES_ADVISORY}")
 
 
+@_rule("LC019", "warning", "The contract's last review is older than its review cadence (x_alp_nb.review).",
+       "Seed 004: a contract needs an owner and a review cadence, like code; a changed test suite, credential model "
+       "or escalation team can make an unchanged contract wrong.",
+       "Review the contract with its reviewers, then set x_alp_nb.review.last_reviewed to the day of the review.",
+       reads="dated")
+def review_overdue(contract: LoopContract, today: date) -> Iterator[Hit]:
+    review = contract.x_alp_nb.review if contract.x_alp_nb is not None else None
+    if review is not None and review.overdue(today):
+        yield (f"{EXTENSION_KEY}.review.last_reviewed",
+               f"last reviewed {review.last_reviewed.isoformat()}, due every {review.every_days} days: "
+               f"overdue since {review.due.isoformat()}")
+
+
 # --- 9.2 keyword heuristics -----------------------------------------------------------------------
 
 CADENCE = Words("hourly", "daily", "weekly", "nightly", "monthly", "quarterly", "yearly", "annually", "every*",
-                "cron*", "window*")
+                "cron*", "window*", "mondays", "tuesdays", "wednesdays", "thursdays", "fridays", "saturdays",
+                "sundays", "weekdays", "weekends", "business days", "twice a*", "once a*")
+"""A cadence as written: a frequency word, ``every …``, a plural day (``Mondays at 07:00``), or a cron line."""
 CRON_EXPRESSION = re.compile(r"(?:^|\s)(?:[\d*/,-]+\s+){4}[\d*/,-]+(?:\s|$)")
 
 
@@ -337,17 +343,27 @@ def goal_not_gated(contract: LoopContract) -> Iterator[Hit]:
         yield "exit.success", "success shares no term with any gate"
 
 
-ISOLATION = Words("worktree*", "branch*", "sandbox*", "container*", "docker*", "read-only", "separate*", "staging*",
-                  "isolat*", "dedicated", "ephemeral", "vm", "vms", "virtual machine*", "clone*", "fork*")
+ISOLATION = Words("worktree*", "work tree*", "branch*", "sandbox*", "container*", "docker*", "read-only",
+                  "read access", "separate*", "staging*", "isolat*", "dedicated", "ephemeral", "throwaway",
+                  "scratch", "temporary", "vm", "vms", "virtual machine*", "clone*", "fork*", "replica*", "scoped*",
+                  "restricted to", "limited to", "confined to", "least privilege", "least-privilege", "draft pr",
+                  "draft prs", "draft pull request*", "dry-run", "disposable", "torn down", "own account",
+                  "separate account",
+                  not_after=(*NEGATIONS, "main", "master", "trunk", "default", "shared", "production"))
+SCOPED_ACCESS = re.compile(r"\b(?:access|permissions?|rights?)\s+(?:to|on)\b[^.;]*?\bonly\b|\bonly\s+(?:read|write)s?\b"
+                           r"|\b(?:cannot|can't|can not)\s+(?:touch|write|reach|access|change|modify)\b", re.IGNORECASE)
+"""Where an agent acts apart from what others use: a worktree, a sandbox, read access, a disposable cluster, a
+credential scoped to the job (``access to the renewal API only``, ``it cannot touch …``), a draft PR only. A branch
+that is the main one (``on the main branch``) or a shared one is no isolation."""
 
 
 @_rule("LC102", "warning",
        "workspace.isolation names no isolation mechanism (worktree, branch, sandbox, read-only ...).",
        "Loop Design Checklist: isolate execution.",
        "Say where the agent acts: a clean worktree, a sandbox, a container, read-only access.",
-       looked_for=str(ISOLATION))
+       looked_for=f"{ISOLATION}; access to … only, only reads (writes), cannot touch (write, reach …)")
 def no_isolation(contract: LoopContract) -> Iterator[Hit]:
-    if not ISOLATION.search(contract.workspace.isolation):
+    if not ISOLATION.search(contract.workspace.isolation) and not SCOPED_ACCESS.search(contract.workspace.isolation):
         yield "workspace.isolation", f"{contract.workspace.isolation!r} names no isolation mechanism"
 
 
@@ -379,38 +395,96 @@ def no_checker(contract: LoopContract) -> Iterator[Hit]:
         yield "agents", "no agent's role or responsibility is checking"
 
 
-HIGH_IMPACT = Words("deploy*", "roll back*", "rolls back", "restart*", "rotat*", "delet*", "drop*", "force-push*",
-                    "merg*", "publish*", "production*", "secret*", "migrat*")
+RECORDS = Words("receipt*", "record*", "log", "logs", "ledger*", "note", "notes", "comment*", "report*", "summar*",
+                "status", "result*", "row", "rows", "entry", "entries", "incident*", "ticket*", "label*", "digest*",
+                "message*", "checkpoint*", "journal*", "timeline*", "score*", "metric*", "annotation*")
+"""What an action may write without changing the workspace: records of what happened (a receipt, a log entry,
+a comment, a label, a report)."""
+
+HIGH_IMPACT_VERBS = Words("deploy*", "roll back*", "rolls back", "restart*", "rotat*", "delet*", "drop*",
+                          "force-push*", "merg*", "publish*", "migrat*", opening=True, not_after=NEGATIONS)
+HIGH_IMPACT_PLACES = Words("production*", "prod", "secret*", "credential*", "merge queue*", not_after=NEGATIONS)
+READING = Words("read*", "inspect*", "query*", "queries", "view*", "list*", "search*", "analy*", "fetch*", "tail*",
+                "watch*", "monitor*", "observe*", "look*", "scan*", "summari*", opening=True)
+"""LC104 reads what an action does: a high-impact verb (``deploy``, ``merge``), or any action on production, a
+secret or the merge queue (which merges), unless the action only reads (``read production error logs``)."""
+
+
+PUBLISHING = Words("publish*")
+
+
+def _high_impact(action: str) -> str | None:
+    """The high-impact word of ``action``, or None. Publishing a report, a summary or notes informs people; it
+    releases nothing they run."""
+    for phrase in verb_phrases(action):
+        said = f"{phrase.verb} {phrase.object}"
+        if HIGH_IMPACT_VERBS.regex.match(said) and not (
+                PUBLISHING.regex.fullmatch(phrase.verb) and RECORDS.search(phrase.object)):
+            words = said.lower().split()
+            return " ".join(words[:2]) if words[1:2] == ["back"] else words[0]
+    if (match := HIGH_IMPACT_PLACES.search(action)) and not READING.regex.match(action.strip()):
+        return match.group(0).lower()
+    return None
 
 
 @_rule("LC104", "info", "An allowed action is high-impact (deploy, roll back, delete, merge, production, secret ...).",
        "Anti-pattern Unsafe Production Autonomy: such actions need an approval boundary.",
-       "Move it to disallowed_actions, or gate it behind an escalation condition.", looked_for=str(HIGH_IMPACT))
+       "Move it to disallowed_actions, or gate it behind an escalation condition.",
+       looked_for=f"verbs opening an action: {HIGH_IMPACT_VERBS}; acting on: {HIGH_IMPACT_PLACES} (unless the action "
+                  f"only reads: {READING})")
 def high_impact_actions(contract: LoopContract) -> Iterator[Hit]:
     for index, action in enumerate(contract.workspace.allowed_actions):
-        if match := HIGH_IMPACT.search(action):
-            yield f"workspace.allowed_actions[{index}]", f"{action!r} is high-impact ({match.group(0).lower()})"
+        if word := _high_impact(action):
+            yield f"workspace.allowed_actions[{index}]", f"{action!r} is high-impact ({word})"
 
 
-SELF_ASSESSMENT = Words("looks good", "lgtm", "agent confirms", "agent says", "agent believes", "agent thinks",
-                        "agent agrees", "model confirms", "model says", "model believes", "model thinks",
-                        "model agrees", "seems", "i think", "self-review*")
-OBSERVABLE = ("pass", "fail", "exit", "cite", "link", "record", "within", "threshold", "match", "test", "log",
-              "trace", "metric", "measur", "diff", "scope", "limit", "consistent", "evidence", "report", "review",
-              "approv", "resolv")
-"""Substrings that anchor a gate in something observable (``changelogs`` counts as a log)."""
+ACTORS = ("agent", "model", "actor", "implementer", "loop")
+SELF_ASSESSMENT = Words("looks good", "looks right", "looks correct", "looks fine", "lgtm", "seems", "i think",
+                        "self-review*", "self-assess*", "self-certif*",
+                        *(f"{actor} {verb}" for actor in ACTORS for verb in (
+                            "confirm*", "say*", "believe*", "think*", "agree*", "report*", "state*", "declare*",
+                            "claim*", "is confident", "is satisfied")))
+OBSERVABLE = Words(
+    # what a third party can read
+    "test*", "log", "logs", "logged", "trace*", "metric*", "diff*", "link*", "url*", "http*", "report*",
+    "record*", "output*", "exit*", "checksum*", "hash*", "digest*", "signature*", "dashboard*", "label*", "tag*",
+    "file*", "build*", "scan*", "audit*", "lint*", "check*", "ci", "benchmark*", "score*", "count*", "sample*",
+    "schema*", "screenshot*", "directory", "registry", "ledger*", "receipt*", "changelog*", "release notes",
+    "evidence", "eval*", "activity", "timestamp*",
+    # a comparison with a reference
+    "pass*", "fail*", "match*", "within", "threshold*", "baseline*", "below", "above", "exceed*", "at least",
+    "at most", "no more than", "fewer", "less than", "greater than", "more than", "equal*", "identical",
+    "unchanged", "intact", "consistent", "before/after", "compar*", "zero", "exactly", "verif*", "valid*",
+    "resolv*", "reproduc*", "rerun*", "measur*", "limit*", "scope*", "only",
+    # present or absent
+    "absent", "present", "missing", "exist*", "include*", "list*", "named", "cite*", "cites", "explicit*",
+    "called out", "documented", "contain*", "carr*", "appear*", "empty", "non-empty", "none", "no",
+    # someone else's decision
+    "approv*", "review*", "sign-off", "signed off", "accept*", "reject*")
+"""What anchors a gate in something a third party can observe: an artifact it can read, a comparison with a
+reference (a baseline, a threshold, ``within 2%``, before and after), something present or absent, or the decision
+of someone other than the actor."""
+OPINION = Words("good", "great", "fine", "ok", "okay", "happy", "satisf*", "make sense", "makes sense", "sensible",
+                "reasonable", "appropriate", "acceptable", "clean", "nice", "better", "improved", "high quality",
+                "high-quality", "correct", "correctly", "accurate", "right", "well", "helpful", "useful", "clear",
+                "readable", "robust", "safe", "complete", "done", "ready", "fixed", "works", "working", "polished",
+                "confident", "sound", "solid", not_after=NEGATIONS)
+"""The words of a judgment, where a gate asks for an opinion: ``the numbers make sense``, ``customers are happy``.
+A gate is read as unobservable only when it judges and names no anchor; a gate in a domain's own terms (``the
+certificate chains to the internal root``) is taken as the check it names."""
 
 
-@_rule("LC105", "info", "A gate reads as self-assessment or has no observable anchor (pass, exit, link, metric ...).",
+@_rule("LC105", "info", "A gate reads as self-assessment, or asks for a judgment (good, happy, makes sense, correct "
+       "...) with no observable anchor (pass, exit, link, metric, baseline, threshold, absent ...).",
        "Prefer exit codes, links, trace ids and reviewer decisions to 'the model says it looks good'.",
        "Rephrase the gate as something a third party can observe.", pair="action ↔ verifier",
-       looked_for=f"self-assessment: {SELF_ASSESSMENT}; anchors anywhere in a word: {', '.join(OBSERVABLE)}")
+       looked_for=f"self-assessment: {SELF_ASSESSMENT}; judgments: {OPINION}; anchors: {OBSERVABLE}")
 def unobservable_gates(contract: LoopContract) -> Iterator[Hit]:
     for index, gate in enumerate(contract.verification.gates):
         if SELF_ASSESSMENT.search(gate):
             yield f"verification.gates[{index}]", f"{gate!r} reads as self-assessment"
-        elif not any(anchor in gate.casefold() for anchor in OBSERVABLE):
-            yield f"verification.gates[{index}]", f"{gate!r} has no observable anchor"
+        elif OPINION.search(gate) and not OBSERVABLE.search(gate):
+            yield f"verification.gates[{index}]", f"{gate!r} asks for a judgment and names nothing observable"
 
 
 @_rule("LC106", "info", "Fewer than two verification.receipts.",
@@ -421,7 +495,9 @@ def few_receipts(contract: LoopContract) -> Iterator[Hit]:
         yield "verification.receipts", "only one receipt is kept"
 
 
-WHEN = Words("after", "before", "each", "every", "per", "when*", "upon", "once", "until", "interval*", "immediately")
+WHEN = Words("after", "before", "each", "every", "per", "when*", "upon", "once", "until", "interval*", "immediately",
+             "as soon as", "as it is", "as they are", "at the end", "at the start", "hourly", "daily", "nightly",
+             "weekly")
 
 
 @_rule("LC107", "info", "state.update_rule never says when it runs (after, before, each, every, per ...).",
@@ -445,8 +521,9 @@ def hidden_state(contract: LoopContract) -> Iterator[Hit]:
         yield "state.artifacts", "no artifact survives outside the model"
 
 
-EXHAUSTION = Words("budget*", "retry", "retries", "exhaust*", "time out*", "timed out", "time limit*", "runtime*",
-                   "deadline*", "repeat*", "again", "same failure*", "attempts", "max*")
+EXHAUSTION = Words("budget*", "retry", "retries", "exhaust*", "time out*", "timed out", "timeout*", "time limit*",
+                   "runtime*", "deadline*", "repeat*", "again", "same failure*", "attempts", "max*", "twice",
+                   "in a row", "consecutive*", "no progress", "spent", "runs out", "run out")
 
 
 @_rule("LC109", "info", "Neither escalation.conditions nor exit.stop_without_success mentions budget exhaustion "
@@ -460,34 +537,54 @@ def exhaustion_unowned(contract: LoopContract) -> Iterator[Hit]:
         yield "escalation.conditions", "budget exhaustion and repeated failure are not named"
 
 
-DEDUPE = Words("processed*", "ledger*", "already", "skip*", "last-checked", "dedup*", "de-dup*", "duplicate*",
-               "idempot*", "seen", "since last", "since the last", "unprocessed*")
+DEDUPE = Words("processed*", "ledger*", "already", "skip*", "last-checked", "last checked", "dedup*", "de-dup*",
+               "duplicate*", "non-duplicate*", "unique*", "idempot*", "seen", "unseen", "since last", "since the",
+               "since its", "new since", "not yet", "unprocessed*", "checksum*", "hash*", "digest*", "fingerprint*",
+               "identified by", "keyed by", "by its version", "by version", "changed since", "first seen")
+PROCESSED_RECORD = Words("processed*", "seen", "dedup*", "de-dup*", "handled", "notified", "sent", "done", "visited")
+"""De-duplication as reviewers write it: a ledger or processed ids, ``non-duplicate``, an item ``whose checksum
+changed``, one ``identified by its version``; or a state artifact that lists processed items."""
 
 
 @_rule("LC110", "info", "Neither intake.selection_rule nor state.update_rule mentions de-duplication "
-       "(processed ids, ledger, already, skip, last checked).",
+       "(processed ids, ledger, already, skip, checksum, identified by ...), and no state artifact lists processed "
+       "items.",
        "Without it a loop reprocesses the same item.",
        "Say how a processed item is recognised: 'skip ids already in the ledger'.", pair="trigger ↔ intake",
-       looked_for=str(DEDUPE))
+       looked_for=f"{DEDUPE}; artifacts: {PROCESSED_RECORD}")
 def no_dedupe(contract: LoopContract) -> Iterator[Hit]:
-    if not DEDUPE.search(contract.intake.selection_rule) and not DEDUPE.search(contract.state.update_rule):
+    rules = (contract.intake.selection_rule, contract.state.update_rule)
+    if not any(DEDUPE.search(rule) for rule in rules) and not any(
+            PROCESSED_RECORD.search(artifact) for artifact in contract.state.artifacts):
         yield "intake.selection_rule", "no de-duplication mechanism is named"
 
 
-MUTATES = Words("apply", "applies", "edit*", "patch*", "fix*", "updat*", "writ*", "chang*", "modif*", "add", "adds",
-                "remov*", "delet*", "commit*", "refactor*", "renam*", "upgrad*", "bump*")
-SCOPE_OR_TEST = Words("diff*", "scope*", "limit*", "pass*", "test*", "check*")
+MUTATES = Words("apply", "applies", "edit", "edits", "patch", "patches", "fix", "fixes", "update", "updates",
+                "write", "writes", "change", "changes", "modify", "modifies", "add", "adds", "remove", "removes",
+                "delete", "deletes", "commit", "commits", "refactor", "refactors", "rename", "renames", "upgrade",
+                "upgrades", "bump", "bumps", "rewrite", "rewrites", "replace", "replaces")
+SCOPE_OR_TEST = Words("diff*", "scope*", "limit*", "pass*", "test*", "check*", "touch*", "only", "build*", "lint*",
+                      "compil*", "typecheck*", "valid*", "equal*", "match*", "count*")
+"""A change is an action whose verb changes something (``apply``, ``edit``, ``commit``…) and whose object is no
+record (``RECORDS``): writing a receipt, updating an incident record or adding a label records what happened; the
+workspace is unchanged."""
 
 
-@_rule("LC111", "info", "An allowed action mutates but no gate constrains scope or tests (diff, scope, pass, test).",
+def _changes(action: str) -> bool:
+    return any(MUTATES.regex.fullmatch(phrase.verb) and not RECORDS.search(phrase.object)
+               for phrase in verb_phrases(action))
+
+
+@_rule("LC111", "info", "An allowed action changes the workspace but no gate constrains scope or tests (diff, scope, "
+       "pass, test).",
        "Independent verification: every write-capable action needs a gate that would catch its misuse.",
        "Add a gate such as 'diff is limited to ...' or 'the original command passes'.", pair="action ↔ verifier",
-       looked_for=f"changes: {MUTATES}; gates: {SCOPE_OR_TEST}")
+       looked_for=f"an action opening with {MUTATES}, acting on no record ({RECORDS}); gates: {SCOPE_OR_TEST}")
 def mutation_ungated(contract: LoopContract) -> Iterator[Hit]:
     if any(SCOPE_OR_TEST.search(gate) for gate in contract.verification.gates):
         return
     for index, action in enumerate(contract.workspace.allowed_actions):
-        if MUTATES.search(action):
+        if _changes(action):
             yield f"workspace.allowed_actions[{index}]", f"{action!r} changes things, and no gate checks scope or tests"
             return
 
@@ -535,7 +632,14 @@ DETERMINERS = frozenset({"the", "a", "an", "its", "their", "this", "that", "thes
 placeholder for everything ('state', 'progress', 'it')."""
 
 
+WRITTEN = re.compile(r"([\w'-]+)\s+(?:(?:is|are|gets?|was|were|be|been)\s+)?(?:written|recorded|saved|stored|logged"
+                     r"|appended|persisted|committed|updated|checkpointed)\b", re.IGNORECASE)
+"""The passive voice names what is written before its verb: ``manifest written before each batch``."""
+
+
 def _names_what_is_written(rule: str) -> bool:
+    if any(match.group(1).casefold() not in NOT_WHAT | DETERMINERS for match in WRITTEN.finditer(rule)):
+        return True
     for match in WRITES.regex.finditer(rule):
         rest = re.sub(r"^[\w'-]*", "", rule[match.end():])  # past the verb's own ending
         words = re.findall(r"[\w'-]+", rest.split(".")[0])
@@ -559,14 +663,54 @@ def no_commit_point(contract: LoopContract) -> Iterator[Hit]:
         yield "state.update_rule", f"{rule!r} says when state is written, but not what"
 
 
-@_rule("LC115", "info", "The loop has external effects but the contract writes no cap on them (at most N ...).",
+MANY = Words("each", "every", "all")
+_PLURAL = re.compile(r"\b(?!(?:its|this|was|has|does|is|as|us|yes|less|status|news|process|access|class)\b)"
+                     r"[a-z]{2,}s\b", re.IGNORECASE)
+"""A plural word: ``issues``, ``PRs``, ``macros``; not ``its``, ``status`` or ``access``."""
+_INTAKE_VERB = re.compile(r"^\W*(?:take|pick|select|choose|process|handle|work on|build|write|draft|prepare|produce"
+                          r"|triage|evaluate|collect|find|review|fix|repair)\s+", re.IGNORECASE)
+_ONE_THING = re.compile(r"(?:only\s+)?(?:the|a|an|one|a single|exactly one)\s+([\w' -]+?)(?=\s+(?:with|that|whose|which"
+                        r"|of|from|in|on|for|not|who|where|by|than)\b|[,;.:(]|$)", re.IGNORECASE)
+"""An intake that takes one item a run (``Take one page …``, ``Pick the test with the most flips``, ``The shift
+that just ended``) bounds the effects made per item; one that says ``each``, ``every`` or ``all`` does not (``the
+newest backup of each database``). An event trigger delivers one event a firing, unless its words say it repeats
+(``then refresh every 2-5 minutes``)."""
+
+
+def _one_item(rule: str) -> bool:
+    match = _ONE_THING.match(_INTAKE_VERB.sub("", rule.strip(), count=1))
+    return match is not None and not _PLURAL.search(match.group(1).split()[-1])
+
+
+def _many_items_a_run(contract: LoopContract) -> bool:
+    rule, trigger = contract.intake.selection_rule, contract.trigger
+    repeats = bool(CADENCE.search(trigger.cadence_or_event))
+    if MANY.search(rule) or (trigger.type == "event" and repeats):
+        return True
+    if _one_item(rule):
+        return False
+    return trigger.type != "event"
+
+
+def _per_item(action: str) -> bool:
+    """Whether an action says it makes its effect once per item: ``comment on each stale issue``, ``comment on
+    PRs``, ``publish the updated macros``."""
+    return bool(MANY.search(action)) or any(_PLURAL.search(re.split(r"\b(?:to|in|into|with|for)\b", phrase.object)[0])
+                                           for phrase in verb_phrases(action))
+
+
+@_rule("LC115", "info", "An external effect may be made many times a run (once per item, or intake takes many items) "
+       "and the contract writes no cap on it (at most N ...).",
        "An effect with no cap is unbounded blast radius: a wrong run opens as many pull requests as it finds items.",
        "Write the cap where the effect is named: 'open at most 3 pull requests per night'.",
-       looked_for=f"{' / '.join(CAP_PHRASES)}, then one of: {', '.join(EFFECT_NOUNS)}")
+       looked_for=f"{' / '.join(CAP_PHRASES)}, then one of: {', '.join(EFFECT_NOUNS)} (the kind an action makes: "
+                  f"what its verb acts on, else the verb: comment, post, page ...); made per item (each, every, "
+                  f"all, a plural) or by an intake of many items (not: the one item an intake names, one event)")
 def uncapped_effects(contract: LoopContract) -> Iterator[Hit]:
     capped = {cap.effect for cap in effect_caps(contract)}
+    many = _many_items_a_run(contract)
     uncapped = [(index, action) for index, action in external_effects(contract)
-                if effect_kind(action) not in capped or effect_kind(action) is None]
+                if action_kind(action) not in capped and (many or _per_item(action))]
     if uncapped:
         index = uncapped[0][0]
         actions = ", ".join(repr(action) for _, action in uncapped)

@@ -1,10 +1,12 @@
-"""The Loop Engineering Contract as a frozen model: the public schema's twelve keys, nothing more.
+"""The Loop Engineering Contract as a frozen model: the public schema's twelve keys, and alp_nb's one extension.
 
 Field names are the schema's own keys (``cadence_or_event``, ``max_retries``...),
 so a contract dumps back to the JSON it was read from. Validation is as strict
 as the published Draft 2020-12 schema and no stricter: strings are never
 coerced, objects are closed, ``3.0`` is an integer but ``true`` and ``"3"`` are
-not. Every problem names its JSON path (``agents[0].role``).
+not. Every problem names its JSON path (``agents[0].role``). The one key beyond
+the twelve is ``x_alp_nb`` (``extension.py``): absent, a contract is exactly a
+public one; present, it validates only against the schema alp_nb ships.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BeforeValidator, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic.json_schema import SkipJsonSchema
 
 from alp_nb.base.atomic_file import write_atomic
 from alp_nb.base.frozen import FrozenModel
@@ -24,6 +27,7 @@ from alp_nb.base.strict_yaml import dump_strict_yaml, load_strict_yaml
 from alp_nb.base.untrusted_json import UntrustedJson, loads_untrusted
 
 from .errors import LoopContractError
+from .extension import EXTENSION_KEY, Extension, present
 
 if TYPE_CHECKING:
     from pydantic_core import ErrorDetails
@@ -130,6 +134,8 @@ class LoopContract(ContractPart):
     budget: Budget
     escalation: Escalation
     exit: Exit
+    x_alp_nb: Annotated[Extension | None, BeforeValidator(present), SkipJsonSchema()] = None
+    """alp_nb's extension (owner, review cadence, the firing's budget); None for a public contract."""
 
     @classmethod
     def from_document(cls, document: Any, source: str = "contract") -> LoopContract:
@@ -149,16 +155,30 @@ class LoopContract(ContractPart):
 
     def replace(self, **parts: Any) -> LoopContract:
         """A copy with whole parts replaced (as models or plain JSON), validated as a loaded document
-        would be; pydantic's ``model_copy(update=...)`` would store anything unchecked."""
+        would be; pydantic's ``model_copy(update=...)`` would store anything unchecked. ``x_alp_nb=None``
+        drops the extension."""
         try:
-            return type(self).model_validate({**dict(self), **parts})
+            return type(self).model_validate({key: value for key, value in {**dict(self), **parts}.items()
+                                              if value is not None})
         except ValidationError as error:
             raise LoopContractError("CONTRACT_INVALID", f"{self.name}: not a valid loop contract",
                                     pydantic_issues(error)) from None
 
     def to_document(self) -> dict[str, Any]:
-        """The plain JSON form, keys in the schema's order."""
-        return self.model_dump(mode="json")
+        """The plain JSON form, keys in the schema's order; the extension only when the contract has one, and only
+        the keys it was written with."""
+        return self.model_dump(mode="json", exclude_none=True)
+
+    @property
+    def extended(self) -> bool:
+        """Whether the contract uses alp_nb's extension, and so validates only against the schema alp_nb ships."""
+        return self.x_alp_nb is not None
+
+    def to_public(self) -> tuple[LoopContract, tuple[tuple[str, Any], ...]]:
+        """The contract as the public schema holds it, and every ``(json path, value)`` that export drops: nothing
+        for a public contract, else each field of ``x_alp_nb``."""
+        dropped = self.x_alp_nb.fields() if self.x_alp_nb is not None else ()
+        return self.model_copy(update={EXTENSION_KEY: None}), dropped
 
     def dumps(self, fmt: Literal["json", "yaml"] = "json") -> str:
         document = self.to_document()
@@ -246,8 +266,8 @@ class LoopContract(ContractPart):
         }
 
 
-PARTS = tuple(LoopContract.model_fields)
-"""The twelve keys of a contract, in the schema's order."""
+PARTS = tuple(name for name in LoopContract.model_fields if name != EXTENSION_KEY)
+"""The twelve keys of a public contract, in the schema's order."""
 
 
 def read_contract_document(path: str | Path) -> Any:
@@ -259,26 +279,37 @@ def read_contract_document(path: str | Path) -> Any:
     ``NaN``, a repeated key, more than 100 levels of nesting or a 100-digit integer is refused, as strict YAML
     bounds the same. Every refusal is ``CONTRACT_UNREADABLE`` naming the file.
     """
-    path = Path(path)
-    fmt = _format_of(path)
+    document, problem = read_document(path, _format_of(path), "contract")
+    if problem:
+        raise LoopContractError("CONTRACT_UNREADABLE", problem)
+    return document
+
+
+def read_document(path: str | Path, fmt: Literal["json", "yaml"], what: str) -> tuple[Any, str]:
+    """A file the user named (a contract, a review file) parsed as ``fmt``, read as ``read_contract_document``
+    reads a contract: the document and ``""``, or None and why it was refused, naming the file (and the line,
+    for YAML), for the caller to raise with its own code."""
     try:
         text = read_regular(os.path.realpath(path), MAX_CONTRACT_BYTES).decode("utf-8")
     except RefusedFile as refused:
-        raise LoopContractError("CONTRACT_UNREADABLE", f"{path}: cannot read contract: it {refused.problem}") from None
+        return None, f"{path}: cannot read {what}: it {refused.problem}"
     except OSError as error:
-        raise LoopContractError("CONTRACT_UNREADABLE",
-                                f"{path}: cannot read contract ({error.strerror or error})") from None
+        return None, f"{path}: cannot read {what} ({error.strerror or error})"
     except UnicodeDecodeError as error:
-        raise LoopContractError("CONTRACT_UNREADABLE", f"{path}: not UTF-8 text (byte {error.start})") from None
+        return None, f"{path}: not UTF-8 text (byte {error.start})"
     if fmt == "json":
         try:
-            return loads_untrusted(text)
+            return loads_untrusted(text), ""
         except UntrustedJson as error:
-            raise LoopContractError("CONTRACT_UNREADABLE", f"{path}: {error.message}") from None
+            return None, f"{path}: {error.message}"
     document, problem = load_strict_yaml(text)
-    if problem:
-        raise LoopContractError("CONTRACT_UNREADABLE", f"{path}: {problem}")
-    return document
+    return (None, f"{path}: {problem}") if problem else (document, "")
+
+
+def document_format(path: str | Path) -> Literal["json", "yaml"] | None:
+    """The format a file's suffix names (``.json``; ``.yaml`` or ``.yml``), or None."""
+    suffix = Path(path).suffix.lower()
+    return "json" if suffix == ".json" else "yaml" if suffix in (".yaml", ".yml") else None
 
 
 def write_contract_file(path: str | Path, text: str) -> None:
@@ -332,9 +363,7 @@ def pydantic_issues(error: ValidationError) -> tuple[str, ...]:
 
 
 def _format_of(path: str | Path) -> Literal["json", "yaml"]:
-    suffix = Path(path).suffix.lower()
-    if suffix == ".json":
-        return "json"
-    if suffix in (".yaml", ".yml"):
-        return "yaml"
-    raise LoopContractError("CONTRACT_FORMAT", f"{path}: a contract file ends in .json, .yaml or .yml")
+    fmt = document_format(path)
+    if fmt is None:
+        raise LoopContractError("CONTRACT_FORMAT", f"{path}: a contract file ends in .json, .yaml or .yml")
+    return fmt

@@ -113,6 +113,17 @@ def make_receipt(outcome: Outcome, **fields: Any) -> SuccessReceipt | NoopReceip
                                 f"{', '.join(RECEIPT_FIELDS[outcome])}", issues) from None
 
 
+class CapHit(Record):
+    """A cap or budget a step ran into: the JSON path it is written at, and what it allows
+    (``objective``: ``at most 3 pull requests``; ``budget.max_retries``: ``3 retries``)."""
+
+    path: Text
+    cap: Text
+
+    def __str__(self) -> str:
+        return f"{self.cap} ({self.path})"
+
+
 def receipt_owner(receipt: Any) -> str | None:
     """Who holds the item once the run ended this way: the named owner of an escalation or stop."""
     return getattr(receipt, "owner", None)

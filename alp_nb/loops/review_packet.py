@@ -1,23 +1,32 @@
 """The review packet: what a design review walks through before a loop is scheduled.
 
 A packet is the contract, its lint findings, a simulated run of each failure
-injection and of each scenario derived from the contract, the five field pairs
-(most contract bugs sit at the interface of two fields: the seed's review
-checklist, reference §6.2), the decision table with who owns the item after
-each outcome, and one sign-off section per reviewer (``REVIEWERS``: the fields
-that reviewer answers for, the findings and derived scenarios under them, and a
-decision line). It is a model: ``alp_nb.viz`` renders it to HTML and Markdown
-and decides nothing.
+injection, of each scenario derived from the contract and of each derived firing,
+graded by the reviewers' expectations when a review file is given (disagreements
+first; ``not stated`` where nobody wrote one), the five field pairs (most contract
+bugs sit at the interface of two fields: the seed's review checklist, reference
+§6.2), the decision table with who owns the item after each outcome, the findings
+learned from receipts when given, the contract's owner and review cadence (its
+extension, flagged when the review is overdue), and one sign-off section per
+reviewer (``REVIEWERS``: the fields that reviewer answers for, the findings and
+derived scenarios under them, and a decision line). A contract with lint errors
+is still simulated, and every outcome is marked provisional. It is a model:
+``alp_nb.viz`` renders it to HTML and Markdown and decides nothing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 from .decision import OUTCOME_CONDITIONS, OUTCOMES, Outcome
-from .injections import scenarios_for
+from .expectations import Expectations, Grades, grade
+from .extension import EXTENSION_KEY
+from .firing import simulate_firing
+from .injections import firings_for, scenario_names, scenarios_for
+from .learn import LearnedFinding
 from .lint import Finding, Findings, lint_contract
 from .loop_contract import PARTS, LoopContract
 from .receipts import RECEIPT_FIELDS
@@ -65,15 +74,16 @@ class Reviewer:
 
 
 REVIEWERS: tuple[Reviewer, ...] = (
-    Reviewer("product owner", ("objective", "exit.success", "exit.stop_without_success"),
+    Reviewer("product owner", ("objective", "exit.success", "exit.stop_without_success", f"{EXTENSION_KEY}.owner",
+                               f"{EXTENSION_KEY}.review"),
              "Is this the outcome we want, and do we agree on when the loop is done and when it should give up?"),
     Reviewer("security", ("workspace.isolation", "workspace.allowed_actions", "workspace.disallowed_actions",
                           "agents"),
              "How far can this loop reach if it goes wrong: is each agent's authority no wider than its job, is "
              "every dangerous action ruled out, and is every external effect capped?", refusals=True),
     Reviewer("operator", ("trigger.type", "trigger.cadence_or_event", "state.artifacts", "state.update_rule",
-                          "budget.max_retries", "budget.max_runtime_minutes", "escalation.conditions",
-                          "escalation.destination"),
+                          "budget.max_retries", "budget.max_runtime_minutes", f"{EXTENSION_KEY}.budget",
+                          "escalation.conditions", "escalation.destination"),
              "Can we run this unattended: do we know what starts it, where its state lives, what it may spend, "
              "and who is told when it is stuck?"),
     Reviewer("builder", ("intake.sources", "intake.selection_rule", "context.required_files",
@@ -94,15 +104,17 @@ def concerns(path: str, field: str) -> bool:
 
 
 def field_value(contract: LoopContract, path: str) -> Any:
-    """The value at a dotted path of the contract (``workspace.allowed_actions``)."""
+    """The value at a dotted path of the contract (``workspace.allowed_actions``); None for an extension field the
+    contract does not write."""
     value: Any = contract
     for part in path.split("."):
-        value = getattr(value, part)
+        value = getattr(value, part, None)
     return value
 
 
 def field_values(contract: LoopContract, paths: Iterable[str]) -> tuple[tuple[str, Any], ...]:
-    return tuple((path, field_value(contract, path)) for path in paths)
+    """``(path, value)`` for each path the contract writes."""
+    return tuple((path, value) for path in paths if (value := field_value(contract, path)) is not None)
 
 
 def outcome_owner(outcome: Outcome, contract: LoopContract) -> str:
@@ -163,16 +175,38 @@ class ReviewPacket:
     contract: LoopContract
     findings: Findings
     simulations: tuple[Simulation, ...]
+    grades: Grades
+    learned: tuple[LearnedFinding, ...] = ()
+    today: date | None = None
+    """The day the review cadence was judged on (LC019)."""
 
     @classmethod
     def build(cls, contract: LoopContract, simulations: Iterable[Simulation] | None = None,
-              findings: Sequence[Finding] | None = None) -> ReviewPacket:
+              findings: Sequence[Finding] | None = None, expectations: Expectations | None = None,
+              learned: Iterable[LearnedFinding] = (), today: date | None = None) -> ReviewPacket:
         """``simulations`` defaults to every scenario of ``scenarios_for(contract)`` (the failure injections and the
-        ones derived from the contract) played against it, ``findings`` to
-        ``lint_contract(contract)``; pass ``()`` to leave either out."""
+        ones derived from the contract) and every item of its derived firings, played against it (provisionally
+        when it has lint errors); ``findings`` to ``lint_contract(contract, today=today)``; pass ``()`` to leave
+        either out. ``expectations`` (a review file) grades the simulations; ``learned`` are findings from
+        receipts (``learn_from_receipts``)."""
         if simulations is None:
-            simulations = [simulate(contract, scenario) for scenario in scenarios_for(contract)]
-        return cls(contract, lint_contract(contract) if findings is None else Findings(findings), tuple(simulations))
+            simulations = [simulate(contract, scenario, allow_lint_errors=True) for scenario in scenarios_for(contract)]
+            simulations += [run for firing in firings_for(contract)
+                            for run in simulate_firing(contract, firing, allow_lint_errors=True).runs]
+        simulations = tuple(simulations)
+        known = scenario_names(contract)
+        return cls(contract, lint_contract(contract, today=today) if findings is None else Findings(findings),
+                   simulations, grade(contract, simulations, expectations, known), tuple(learned), today)
+
+    @property
+    def provisional(self) -> bool:
+        """Whether the contract has lint errors: every simulated outcome is then provisional."""
+        return any(simulation.provisional for simulation in self.simulations) or bool(self.findings.errors)
+
+    @property
+    def review_overdue(self) -> tuple[Finding, ...]:
+        """LC019's finding when the contract's last review is older than its cadence."""
+        return tuple(finding for finding in self.findings if finding.rule == "LC019")
 
     def findings_about(self, part: str) -> tuple[Finding, ...]:
         """The findings beside one part; ``contract`` collects those about the document as a whole."""
@@ -185,10 +219,10 @@ class ReviewPacket:
                 for severity in ("error", "warning", "info")}
 
     @property
-    def unexpected(self) -> tuple[Simulation, ...]:
-        """The simulations whose outcome is not the one their scenario expects."""
-        return tuple(simulation for simulation in self.simulations
-                     if simulation.outcome != simulation.scenario.expected)
+    def disagreements(self) -> tuple[Simulation, ...]:
+        """The simulations whose outcome a reviewer expected otherwise."""
+        names = {grade.scenario for grade in self.grades.disagreements}
+        return tuple(simulation for simulation in self.simulations if simulation.scenario.name in names)
 
     @property
     def pairs(self) -> tuple[PairReview, ...]:

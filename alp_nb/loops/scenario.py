@@ -1,9 +1,13 @@
 """A scripted run for the simulator: what the trigger delivers, what the ledger holds, and each attempt in order.
 
 An attempt scripts what it observes (its evidence) or how it fails: it hangs (no ``minutes``), it crashes around
-its external effect or after its verification, it proposes an action, it makes effects, or the item changes
-under it. A scenario derived from a contract names the field it came from (``derived_from``) and, beyond its
-expected outcome, what the run must refuse and name in its receipt (``must_refuse``).
+its external effect or after its verification, it proposes an action, it makes effects, it spends tokens and
+money, or the item changes under it. A scenario derived from a contract names the field it came from
+(``derived_from``) and what the run sets out to make the contract refuse (``must_refuse``). A scenario states
+no outcome it expects: the reviewer does (``expectations.py``).
+
+A ``Firing`` is a whole firing of the trigger (a night, for a nightly loop): several items, each scripted like a
+scenario's one item, run against the caps and the budget they share.
 """
 
 from __future__ import annotations
@@ -12,7 +16,11 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from .decision import Evidence, Outcome, Record, Text
+from .decision import Evidence, Record, Text
+
+OwnerAnswer = Literal["takes over", "approves", "denies", "never answers"]
+"""What the escalation destination does with an escalation: takes the item over (the run ends with it), approves
+the blocked step (the item goes on), denies it (the item stops), or never answers (the run waits, then stops)."""
 
 
 class ScriptedAttempt(Record):
@@ -20,6 +28,8 @@ class ScriptedAttempt(Record):
 
     ``minutes`` is how long it runs; ``None`` means it hangs. An attempt that would run
     past its limit (``BudgetState.attempt_minutes``) is cut there: a timeout with no
+    verdict and no effect. ``tokens`` and ``cost_usd`` are what it spends; one that
+    would spend past the firing's budget is cut when the budget runs out, with no
     verdict and no effect. ``side_effect`` is the idempotency key of the external effect
     it makes (a comment, a PR), ``extra_effects`` the keys of any further effects, in
     order (each counted against the contract's caps by the kind of effect its key
@@ -31,6 +41,8 @@ class ScriptedAttempt(Record):
 
     evidence: Evidence | None = None
     minutes: Annotated[int, Field(ge=0)] | None = 4
+    tokens: Annotated[int, Field(ge=0)] = 0
+    cost_usd: Annotated[float, Field(ge=0)] = 0.0
     side_effect: Text | None = None
     extra_effects: tuple[Text, ...] = ()
     crash: Literal["before-side-effect", "after-side-effect", "after-verify"] | None = None
@@ -55,14 +67,11 @@ class Scenario(Record):
     """A scripted run: deliveries, the ledger of items already done, and the attempts in order.
 
     When the script runs out the last attempt repeats: an actor with nothing new keeps
-    producing the same evidence. ``expected`` is the outcome under a budget that is
-    not the limiting factor (at least three retries, and minutes enough for each
-    attempt to run its scripted minutes within its share of them), unless the
-    scenario was derived from the contract's own budget. ``input_version`` is the
-    delivered item's version at intake. ``owner_responds=False`` scripts an owner
-    who never answers an escalation. ``derived_from`` is the JSON path of the contract
-    text a derived scenario plays; ``must_refuse`` what its run must refuse at the
-    boundary and name in its last receipt.
+    producing the same evidence. ``input_version`` is the delivered item's version at
+    intake. ``owner_answer`` is what the escalation destination does with an escalation.
+    ``derived_from`` is the JSON path of the contract text a derived scenario plays;
+    ``must_refuse`` what its run sets out to make the contract refuse at the boundary
+    (a disallowed action, an effect past a cap).
     """
 
     name: Text
@@ -70,8 +79,28 @@ class Scenario(Record):
     delivered: tuple[Text, ...] = ("item-1",)
     ledger: tuple[Text, ...] = ()
     attempts: tuple[ScriptedAttempt, ...] = ()
-    expected: Outcome
     input_version: Text = "v1"
-    owner_responds: bool = True
+    owner_answer: OwnerAnswer = "takes over"
     derived_from: Text | None = None
     must_refuse: Text | None = None
+
+
+class FiringItem(Record):
+    """One item a firing's intake delivers, and how its attempts go."""
+
+    item: Text
+    attempts: Annotated[tuple[ScriptedAttempt, ...], Field(min_length=1)]
+    input_version: Text = "v1"
+    owner_answer: OwnerAnswer = "takes over"
+
+
+class Firing(Record):
+    """A whole firing of the trigger: the items intake delivers, in order, against one shared budget and one set of
+    caps. An item in ``ledger``, or delivered a second time, is skipped at intake. Each item's run is named
+    ``<firing name>/<item>``, so a reviewer's expectations can name it."""
+
+    name: Text
+    description: Text
+    items: tuple[FiringItem, ...]
+    ledger: tuple[Text, ...] = ()
+    derived_from: Text | None = None

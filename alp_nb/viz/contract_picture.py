@@ -4,8 +4,9 @@ outcomes, the retry leading back to the attempt, each box in the contract's own 
 A contract is twelve parts of prose; a reviewer has to see that they make one loop: what starts a run, what it
 picks, what it may do, what proves it, what it may spend, and who holds the item when it ends. So each step shows
 its part shortened (the contract view beside it keeps the whole text), the budget sits between the attempt and
-the decision it bounds, and the two outcomes that hand the item over lead to its owner, the escalation
-destination, as in the review packet's decision table.
+the decision it bounds (the firing's too, when the contract's extension writes one), and the two outcomes that
+hand the item over lead to its owner, the escalation destination, as in the review packet's decision table. A
+contract with lint errors draws its success as provisional, not green.
 
 Prose is cut at its clauses, one a line, never mid-phrase, so the text form (which joins a box's lines with
 ``;``) reads as the contract does; the SVG shortens a long line further, with an ellipsis.
@@ -17,6 +18,7 @@ import re
 from collections.abc import Sequence
 
 from alp_nb.loops.decision import OUTCOMES, Outcome
+from alp_nb.loops.lint import lint_contract
 from alp_nb.loops.loop_contract import LoopContract
 from alp_nb.loops.review_packet import outcome_owner
 
@@ -51,6 +53,7 @@ def flow_diagram(contract: LoopContract) -> Diagram:
     contract's shortened words."""
     trigger, budget = contract.trigger, contract.budget
     retries = _counted(budget.max_retries, "retry", "retries")
+    firing = firing_budget_text(contract)
     steps = [
         Node("trigger", f"Trigger: {trigger.type}", clauses(trigger.cadence_or_event), "step"),
         Node("intake", "Intake", clauses(contract.intake.selection_rule), "step"),
@@ -58,13 +61,18 @@ def flow_diagram(contract: LoopContract) -> Diagram:
              "step"),
         Node("verify", "Verify", listed(contract.verification.gates), "step"),
         Node("budget", "Budget", (f"at most {retries}",
-                                  f"{_counted(budget.max_runtime_minutes, 'minute', 'minutes')} of runtime a run"),
+                                  f"{_counted(budget.max_runtime_minutes, 'minute', 'minutes')} of runtime a run",
+                                  *((line(f"a firing: {firing}"),) if firing else ())),
              "note"),
         Node("decide", "Decide: the first that holds",
              tuple(f"{number} {SHORT_NAMES[outcome]}: {_condition(contract, outcome, retries)}"
                    for number, outcome in enumerate(OUTCOMES, 1)), "step"),
     ]
+    errors = len(lint_contract(contract).errors)
     outcomes = [Node(outcome, outcome, (_owner_line(contract, outcome),), STYLES[outcome]) for outcome in OUTCOMES]
+    if errors:  # a draft with lint errors shows no green success, here either
+        outcomes[0] = Node("exit-success", "exit-success", (_owner_line(contract, "exit-success"),
+                                                            f"provisional: {errors} lint error(s)"), "outcome")
     owners = {outcome_owner(outcome, contract) for outcome in HANDED_OVER}
     owner_ids = {owner: f"owner-{index}" for index, owner in enumerate(sorted(owners))}
     hand_over = [Node(owner_id, "Handed to", (line(owner), *listed(contract.escalation.conditions, "when ")), "note")
@@ -78,6 +86,19 @@ def flow_diagram(contract: LoopContract) -> Diagram:
         Edge("retry-with-new-evidence", "attempt", "try again", "dashed"),
     ]
     return diagram(f"One run of {line(contract.name)}", [*steps, *outcomes, *hand_over], edges, legend=LEGEND)
+
+
+def firing_budget_text(contract: LoopContract) -> str:
+    """The extension's firing budget in words: ``200,000 tokens, 2 items at once``; empty when none."""
+    budget = contract.x_alp_nb.budget if contract.x_alp_nb is not None else None
+    if budget is None:
+        return ""
+    parts = [f"{budget.max_tokens:,} tokens" if budget.max_tokens is not None else "",
+             f"${budget.max_cost_usd:,.2f}" if budget.max_cost_usd is not None else "",
+             f"{budget.max_concurrency} item(s) at once" if budget.max_concurrency is not None else "",
+             f"stop when one failure is seen {budget.repeated_evidence_stop} times"
+             if budget.repeated_evidence_stop is not None else ""]
+    return ", ".join(part for part in parts if part)
 
 
 def _condition(contract: LoopContract, outcome: Outcome, retries: str) -> str:

@@ -1,5 +1,6 @@
-"""Views of a loop contract (its parts by phase, lint findings beside the parts they concern)
-and of a findings list, as HTML and as plain text. Contract text is untrusted: all of it is escaped."""
+"""Views of a loop contract (its parts by phase, lint findings beside the parts they concern, and alp_nb's extension
+when it has one, said so plainly: it validates only against the schema alp_nb ships) and of a findings list, as
+HTML and as plain text. Contract text is untrusted: all of it is escaped."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from alp_nb.loops.extension import EXTENDED_SCHEMA_ID, EXTENSION_KEY
 from alp_nb.loops.lint import lint_contract
 from alp_nb.loops.loop_contract import AgentRole
 
-from .contract_picture import contract_flow
+from .contract_picture import contract_flow, firing_budget_text
 from .html import badge, block, esc, table
 
 if TYPE_CHECKING:
@@ -72,6 +74,25 @@ def flow_html(contract: LoopContract) -> str:
             f"{contract_flow(contract).to_svg()}</details>")
 
 
+def extension_lines(contract: LoopContract) -> list[str]:
+    """What the extension holds, and what it means for the contract, one fact a line; none for a public contract."""
+    extension = contract.x_alp_nb
+    if extension is None:
+        return []
+    dropped = ", ".join(path for path, _ in contract.to_public()[1])
+    lines = [f"uses alp_nb's extension ({EXTENSION_KEY}): it validates against the schema alp_nb ships "
+             f"({EXTENDED_SCHEMA_ID}), not the public one; an export to the public schema drops {dropped}"]
+    if extension.owner is not None:
+        lines.append(f"owner: {extension.owner}")
+    if extension.review is not None:
+        review = extension.review
+        lines.append(f"review: every {review.every_days} days; last {review.last_reviewed.isoformat()}, next due "
+                     f"{review.due.isoformat()}")
+    if extension.budget is not None:
+        lines.append("budget of one firing: " + firing_budget_text(contract))
+    return lines
+
+
 def loop_contract_fragment(contract: LoopContract, findings: Sequence[Finding], *, flow: bool = False) -> str:
     """The contract's parts by phase, each row with the findings about that part, and with ``flow`` the flow of
     one run above them; no style block."""
@@ -88,6 +109,11 @@ def loop_contract_fragment(contract: LoopContract, findings: Sequence[Finding], 
         rows = [(f"<b>{esc(part)}</b>", _value_html(value), "".join(beside.get(part, ())))
                 for part, value in parts.items()]
         sections.append(f"<h4 style=\"margin:8px 0 2px\">{esc(phase)}</h4>" + table(("part", "value", "lint"), rows))
+    facts = extension_lines(contract)
+    if facts:
+        sections.append(f'<h4 style="margin:8px 0 2px">{badge("extension", "info")} alp_nb\'s extension, beyond the '
+                        f"public schema</h4>" + "".join(f"<div>{esc(fact)}</div>" for fact in facts)
+                        + "".join(beside.get(EXTENSION_KEY, ())))
     return header + (flow_html(contract) if flow else "") + "".join(sections)
 
 
@@ -150,6 +176,10 @@ def loop_contract_text(contract: LoopContract, findings: Sequence[Finding] | Non
             lines.append(f"  {part:<13}{values[0]}")
             lines += [f"  {'':<13}{line}" for line in values[1:]]
             lines += [f"  {'':<13}! {_finding_line(finding)}" for finding in findings if finding.part == part]
+    facts = extension_lines(contract)
+    if facts:
+        lines += ["alp_nb extension", *(f"  {fact}" for fact in facts)]
+        lines += [f"  ! {_finding_line(finding)}" for finding in findings if finding.part == EXTENSION_KEY]
     return "\n".join(lines)
 
 

@@ -1,18 +1,22 @@
 """The review packet as documents to hand out before a loop is scheduled: HTML and Markdown.
 
-``alp_nb.loops.ReviewPacket`` decides what a packet holds (the contract by
-phase with the lint findings beside the parts they concern, the five field
-pairs, the decision table with this contract's owner, the trace of each
+``alp_nb.loops.ReviewPacket`` decides what a packet holds (the flow of one run,
+the contract by phase with the lint findings beside the parts they concern, its
+owner and review cadence, the five field pairs, the decision table with this
+contract's owner, the reviewers' expectations beside each outcome with the
+disagreements first, what the receipts taught when given, the trace of each
 scenario, and one sign-off section per reviewer); this module only draws it.
-The HTML has no script and loads nothing: its CSS is inline, so it opens the
-same from a mail attachment or a file share. Every string from the contract
-is escaped.
+A contract with lint errors gets a banner, and every outcome is marked
+provisional. The HTML has no script and loads nothing: its CSS is inline, so it
+opens the same from a mail attachment or a file share. Every string from the
+contract, the review file and the receipts is escaped.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from datetime import date
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -21,9 +25,25 @@ from alp_nb.loops.loop_contract import PHASES, LoopContract
 from alp_nb.loops.review_packet import DecisionRow, ReviewerSection, ReviewPacket
 from alp_nb.loops.simulator import Simulation
 
+from .contract_changes import learned_findings_fragment, learned_findings_markdown
 from .html import STYLE, badge, esc, table
-from .loop_contracts import TONES, findings_fragment, loop_contract_fragment
-from .simulation import OUTCOME_TONES, expectation, md, simulation_markdown, trace_fragment
+from .loop_contracts import TONES, extension_lines, findings_fragment, flow_html, loop_contract_fragment
+from .simulation import (
+    PROVISIONAL_COLOUR,
+    grades_fragment,
+    grades_markdown,
+    md,
+    outcome_badge,
+    outcome_label,
+    simulation_markdown,
+    trace_fragment,
+    verdict_badge,
+    verdict_text,
+)
+
+if TYPE_CHECKING:
+    from alp_nb.loops.expectations import Expectations, Grade
+    from alp_nb.loops.learn import LearnedFinding
 
 PACKET_STYLE = """<style>
 body{margin:2em auto;max-width:64em;padding:0 1em}
@@ -35,21 +55,62 @@ body{margin:2em auto;max-width:64em;padding:0 1em}
 </style>"""
 
 
+def review_packet(contract: LoopContract, simulations: Iterable[Simulation] | None = None,
+                  findings: Sequence[Finding] | None = None, expectations: Expectations | None = None,
+                  learned: Iterable[LearnedFinding] = (), today: date | None = None) -> str:
+    """The packet as one HTML document. ``simulations`` defaults to every scenario and derived firing of the
+    contract, ``findings`` to ``lint_contract(contract)``; pass ``()`` to leave either out. ``expectations`` (a
+    review file) grades each simulation; ``learned`` adds what receipts taught (``learn_from_receipts``)."""
+    return packet_html(ReviewPacket.build(contract, simulations, findings, expectations, learned, today))
+
+
+def review_packet_markdown(contract: LoopContract, simulations: Iterable[Simulation] | None = None,
+                           findings: Sequence[Finding] | None = None, expectations: Expectations | None = None,
+                           learned: Iterable[LearnedFinding] = (), today: date | None = None) -> str:
+    """The same packet as Markdown (for a pull request or an issue); contract text is made inert."""
+    return packet_markdown(ReviewPacket.build(contract, simulations, findings, expectations, learned, today))
+
+
+def _ownership_lines(packet: ReviewPacket) -> list[str]:
+    """The contract's owner and review cadence (its extension), or that it has none, and whether review is due."""
+    lines = extension_lines(packet.contract) or [
+        "no owner and no review cadence: the public schema cannot hold them, and seed 004 asks for both (a contract "
+        "is reviewed like code); alp_nb's extension does (x_alp_nb.owner, x_alp_nb.review)"]
+    return lines + [f"review overdue ({finding.rule}): {finding.message}" for finding in packet.review_overdue]
+
+
+def _provisional_line(packet: ReviewPacket) -> str:
+    count = len(packet.findings.errors)
+    return (f"this contract has {count} lint error{'s' if count != 1 else ''}: every simulated outcome below is "
+            "provisional, what a broken draft would do rather than the design")
+
+
+def _grades_by_scenario(packet: ReviewPacket) -> dict[str, Grade]:
+    return {grade.scenario: grade for grade in packet.grades}
+
+
+def _decision_cells(row: DecisionRow) -> tuple[str, str, str, str, str]:
+    """(outcome, condition, minimum receipt, owner afterwards, scenarios ending there) as plain text."""
+    return (row.outcome, row.condition, ", ".join(row.minimum_receipt).replace("_", " "), row.owner,
+            ", ".join(row.ending_here) or "—")
+
+
 # --- HTML ------------------------------------------------------------------------------------------
 
 
 def _summary_html(packet: ReviewPacket) -> str:
     lint = " ".join(badge(f"{count} {severity}", TONES[severity] if count else "ok")
                     for severity, count in packet.severity_counts().items())
-    total, unexpected = len(packet.simulations), len(packet.unexpected)
-    runs = badge(f"{total - unexpected} of {total} injections as expected", "warn" if unexpected else "ok")
-    return f"<p>lint: {lint} · simulation: {runs}</p>"
+    verdicts = badge(packet.grades.tally, "bad" if packet.grades.disagreements else "info")
+    banner = (f'<p>{badge("provisional", "provisional", PROVISIONAL_COLOUR)} {esc(_provisional_line(packet))}</p>'
+              if packet.provisional else "")
+    return f"<p>lint: {lint} · {len(packet.simulations)} runs simulated · reviewers: {verdicts}</p>{banner}"
 
 
 def _inline_html(value: Any) -> str:
     """A field compactly: a list as items, an agent as ``role: responsibility``."""
     if isinstance(value, BaseModel):
-        return ": ".join(esc(item) for _, item in value)
+        return ": ".join(esc(item) for _, item in value if item is not None)
     if isinstance(value, tuple):
         return "<ul>" + "".join(f"<li>{_inline_html(item)}</li>" for item in value) + "</ul>" if value else "—"
     return esc(value)
@@ -64,38 +125,30 @@ def _pairs_html(packet: ReviewPacket) -> str:
     return table(("pair and question", "one side", "other side"), rows)
 
 
-def _decision_cells(row: DecisionRow) -> tuple[str, str, str, str, str]:
-    """(outcome, condition, minimum receipt, owner afterwards, injections ending there) as plain text."""
-    return (row.outcome, row.condition, ", ".join(row.minimum_receipt).replace("_", " "), row.owner,
-            ", ".join(row.ending_here) or "—")
-
-
-def _simulations_html(simulations: Sequence[Simulation]) -> str:
+def _simulations_html(packet: ReviewPacket) -> str:
+    simulations, grades = packet.simulations, _grades_by_scenario(packet)
     if not simulations:
         return '<p class="muted">no simulation was run</p>'
-    rows = [(esc(simulation.scenario.name), esc(simulation.scenario.expected),
-             badge(simulation.outcome, OUTCOME_TONES[simulation.outcome]), esc(simulation.attempts),
-             esc(simulation.owner or "—"),
-             esc(", ".join(f"{key} ×{count}" for key, count in simulation.external_effects.items()) or "—"))
+    rows = [(esc(simulation.scenario.name), outcome_badge(simulation.outcome, simulation.provisional),
+             esc(simulation.attempts), esc(simulation.owner or "—"),
+             esc(", ".join(f"{key} ×{count}" for key, count in simulation.external_effects.items()) or "—"),
+             verdict_badge(grades.get(simulation.scenario.name)))
             for simulation in simulations]
-    summary = table(("scenario", "expected", "outcome", "attempts", "owner", "external effects"), rows)
-    traces = "".join(f'<section class="trace" id="trace-{index}">{trace_fragment(simulation)}</section>'
+    summary = table(("scenario", "outcome", "attempts", "owner", "external effects", "reviewer"), rows)
+    traces = "".join(f'<section class="trace" id="trace-{index}">'
+                     f"{trace_fragment(simulation, grades.get(simulation.scenario.name))}</section>"
                      for index, simulation in enumerate(simulations, start=1))
     return summary + traces
 
 
-def _verdict_html(simulation: Simulation) -> str:
-    return badge("as expected", "ok") if simulation.as_expected else badge(expectation(simulation), "warn")
-
-
-def _reviewer_html(section: ReviewerSection) -> str:
+def _reviewer_html(section: ReviewerSection, grades: dict[str, Grade]) -> str:
     """One reviewer's fields, the findings and derived scenarios under them, and the box to tick."""
     reviewer = section.reviewer
     fields = table(("field", "value"), [(f"<code>{esc(path)}</code>", _inline_html(value))
                                         for path, value in section.fields])
-    scenarios = table(("scenario", "derived from", "outcome", "as expected"), [
+    scenarios = table(("scenario", "derived from", "outcome", "reviewer"), [
         (esc(simulation.scenario.name), f"<code>{esc(simulation.scenario.derived_from)}</code>",
-         badge(simulation.outcome, OUTCOME_TONES[simulation.outcome]), _verdict_html(simulation))
+         outcome_badge(simulation.outcome, simulation.provisional), verdict_badge(grades.get(simulation.scenario.name)))
         for simulation in section.simulations]) if section.simulations else '<p class="muted">none</p>'
     return (f"<h3>{esc(reviewer.name)}</h3><p>{esc(reviewer.question)}</p>{fields}"
             f"<h4>Findings under these fields</h4>{findings_fragment(section.findings)}"
@@ -104,40 +157,43 @@ def _reviewer_html(section: ReviewerSection) -> str:
 
 
 def _sign_off_html(packet: ReviewPacket) -> str:
-    return "".join(f'<section class="reviewer" id="reviewer-{index}">{_reviewer_html(section)}</section>'
+    grades = _grades_by_scenario(packet)
+    return "".join(f'<section class="reviewer" id="reviewer-{index}">{_reviewer_html(section, grades)}</section>'
                    for index, section in enumerate(packet.reviewer_sections, start=1))
 
 
-_NAV = "<nav>" + " · ".join(f'<a href="#{anchor}">{title}</a>' for anchor, title in (
-    ("contract", "Contract by phase"), ("findings", "Lint findings"), ("pairs", "Field pairs"),
-    ("decisions", "Decision table"), ("simulations", "Failure injections"),
-    ("sign-off", "Reviewer sign-off"))) + "</nav>"
-
-
-def review_packet(contract: LoopContract, simulations: Iterable[Simulation] | None = None,
-                  findings: Sequence[Finding] | None = None) -> str:
-    """The packet as one HTML document. ``simulations`` defaults to every failure injection,
-    ``findings`` to ``lint_contract(contract)``; pass ``()`` to leave either out."""
-    return packet_html(ReviewPacket.build(contract, simulations, findings))
+SECTIONS = (("flow", "One run"), ("contract", "Contract by phase"), ("ownership", "Owner and review"),
+            ("findings", "Lint findings"), ("pairs", "Field pairs"), ("decisions", "Decision table"),
+            ("expectations", "Reviewer expectations"), ("learned", "Learned from receipts"),
+            ("simulations", "Simulations"), ("sign-off", "Reviewer sign-off"))
+"""The packet's sections, by anchor, in order; ``learned`` only when findings from receipts are given."""
 
 
 def packet_html(packet: ReviewPacket) -> str:
     """A built packet as one self-contained HTML document."""
     contract, findings = packet.contract, packet.findings
-    decision = table(("outcome", "condition", "minimum receipt", "owner afterwards", "injections ending here"),
-                     [(badge(cells[0], OUTCOME_TONES[cells[0]]), *map(esc, cells[1:]))
+    decision = table(("outcome", "condition", "minimum receipt", "owner afterwards", "scenarios ending here"),
+                     [(outcome_badge(cells[0], packet.provisional), *map(esc, cells[1:]))
                       for cells in map(_decision_cells, packet.decisions)])
-    body = (
-        f"<h1>Loop contract review: {esc(contract.name)}</h1>"
-        + _summary_html(packet) + _NAV
-        + f'<section id="contract"><h2>Contract by phase</h2>{loop_contract_fragment(contract, findings)}</section>'
-        + f'<section id="findings"><h2>Lint findings</h2>{findings_fragment(findings)}</section>'
-        + f'<section id="pairs"><h2>Field pairs to review together</h2>{_pairs_html(packet)}</section>'
-        + f'<section id="decisions"><h2>Decision table</h2><p>Evaluated in this order after every persisted '
-          f"observation; the first that holds wins.</p>{decision}</section>"
-        + f'<section id="simulations"><h2>Failure injections</h2>{_simulations_html(packet.simulations)}</section>'
-        + f'<section id="sign-off"><h2>Reviewer sign-off</h2>{_sign_off_html(packet)}</section>'
-    )
+    parts = {
+        "flow": flow_html(contract),
+        "contract": loop_contract_fragment(contract, findings),
+        "ownership": "".join(f"<p>{esc(line)}</p>" for line in _ownership_lines(packet)),
+        "findings": findings_fragment(findings),
+        "pairs": _pairs_html(packet),
+        "decisions": "<p>Evaluated in this order after every persisted observation; the first that holds wins.</p>"
+                     + decision,
+        "expectations": "<p>What the reviewers expect each scenario to end in (their review file); the simulator "
+                        "states no expectation of its own.</p>" + grades_fragment(packet.grades),
+        "learned": learned_findings_fragment(packet.learned),
+        "simulations": _simulations_html(packet),
+        "sign-off": _sign_off_html(packet),
+    }
+    shown = [(anchor, title) for anchor, title in SECTIONS if anchor != "learned" or packet.learned]
+    nav = "<nav>" + " · ".join(f'<a href="#{anchor}">{esc(title)}</a>' for anchor, title in shown) + "</nav>"
+    body = (f"<h1>Loop contract review: {esc(contract.name)}</h1>" + _summary_html(packet) + nav
+            + "".join(f'<section id="{anchor}"><h2>{esc(title)}</h2>{parts[anchor]}</section>'
+                      for anchor, title in shown))
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>Loop contract review: {esc(contract.name)}</title>{STYLE}{PACKET_STYLE}</head>"
             f'<body><div class="alp">{body}</div></body></html>\n')
@@ -166,7 +222,7 @@ def _value_markdown(value: Any, indent: str = "") -> list[str]:
 def _inline_markdown(value: Any) -> str:
     """A field on one line: list items joined by ``;``, an agent as ``role: responsibility``."""
     if isinstance(value, BaseModel):
-        return ": ".join(md(item) for _, item in value)
+        return ": ".join(md(item) for _, item in value if item is not None)
     if isinstance(value, tuple):
         return "; ".join(_inline_markdown(item) for item in value) or "_none_"
     return md(value)
@@ -181,17 +237,13 @@ def _findings_markdown(findings: Sequence[Any]) -> list[str]:
         for finding in findings]
 
 
-def review_packet_markdown(contract: LoopContract, simulations: Iterable[Simulation] | None = None,
-                           findings: Sequence[Finding] | None = None) -> str:
-    """The same packet as Markdown (for a pull request or an issue); contract text is made inert."""
-    return packet_markdown(ReviewPacket.build(contract, simulations, findings))
-
-
 def packet_markdown(packet: ReviewPacket) -> str:
     """A built packet as one Markdown document."""
-    contract, findings = packet.contract, packet.findings
-    lines = [f"# Loop contract review: {md(contract.name)}", "", f"**name**: {md(contract.name)}", "",
-             "## Contract by phase"]
+    contract, findings, grades = packet.contract, packet.findings, _grades_by_scenario(packet)
+    lines = [f"# Loop contract review: {md(contract.name)}", "", f"**name**: {md(contract.name)}", ""]
+    if packet.provisional:
+        lines += [f"**Provisional**: {md(_provisional_line(packet))}", ""]
+    lines.append("## Contract by phase")
     for title, parts in PHASES:
         lines += ["", f"### {title}"]
         for part in parts:
@@ -199,30 +251,35 @@ def packet_markdown(packet: ReviewPacket) -> str:
             concern = packet.findings_about(part)
             if concern:
                 lines += ["", *_findings_markdown(concern)]
+    lines += ["", "## Owner and review", "", *(f"- {md(line)}" for line in _ownership_lines(packet))]
     lines += ["", "## Lint findings", "", *_findings_markdown(findings), "", "## Field pairs to review together"]
     for review in packet.pairs:
         lines += ["", f"**{review.pair.name}**: {review.pair.question}", ""]
         lines += [f"- `{path}`: {_inline_markdown(value)}" for path, value in (*review.left, *review.right)]
-    header = "| outcome | condition | minimum receipt | owner afterwards | injections ending here |"
+    header = "| outcome | condition | minimum receipt | owner afterwards | scenarios ending here |"
     lines += ["", "## Decision table", "", header, "|---|---|---|---|---|"]
     lines += ["| " + " | ".join(md(cell) for cell in _decision_cells(row)) + " |" for row in packet.decisions]
-    lines += ["", "## Failure injections"]
+    lines += ["", "## Reviewer expectations", "", grades_markdown(packet.grades)]
+    if packet.learned:
+        lines += ["", "## Learned from receipts", "", learned_findings_markdown(packet.learned)]
+    lines += ["", "## Simulations"]
     for simulation in packet.simulations:
-        lines += ["", simulation_markdown(simulation)]
+        lines += ["", simulation_markdown(simulation, grades.get(simulation.scenario.name))]
     lines += ["", "## Reviewer sign-off"]
     for section in packet.reviewer_sections:
-        lines += ["", *_reviewer_markdown(section)]
+        lines += ["", *_reviewer_markdown(section, grades)]
     return "\n".join(lines) + "\n"
 
 
-def _reviewer_markdown(section: ReviewerSection) -> list[str]:
+def _reviewer_markdown(section: ReviewerSection, grades: dict[str, Grade]) -> list[str]:
     """One reviewer's fields, the findings and derived scenarios under them, and the task-list line to tick."""
     reviewer = section.reviewer
     lines = [f"### {reviewer.name}", "", reviewer.question, ""]
     lines += [f"- `{path}`: {_inline_markdown(value)}" for path, value in section.fields]
     lines += ["", "**Findings under these fields**", "", *_findings_markdown(section.findings), "",
               "**Scenarios derived from these fields**", ""]
-    lines += [f"- {md(simulation.scenario.name)} (`{simulation.scenario.derived_from}`): **{simulation.outcome}**, "
-              + ("as expected" if simulation.as_expected else md(expectation(simulation)))
+    lines += [f"- {md(simulation.scenario.name)} (`{simulation.scenario.derived_from}`): "
+              f"**{outcome_label(simulation.outcome, simulation.provisional)}**, reviewer: "
+              + md(verdict_text(grades.get(simulation.scenario.name)))
               for simulation in section.simulations] or ["None."]
     return [*lines, "", section.decision_line]

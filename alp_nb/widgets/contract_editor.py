@@ -1,10 +1,14 @@
-"""``ContractEditor``: a loop contract as a form, linted as it is typed, walked through failure injections, and
-saved or handed out as a review packet.
+"""``ContractEditor``: a loop contract as a form, linted as it is typed, walked through failure injections graded
+by the reviewers' expectations, and saved or handed out as a review packet.
 
 ``contract`` is always a contract the schema accepts. An edit is applied to it whole or not at all: one the
 schema refuses (an empty list where an item is needed, a negative budget) leaves ``contract`` as it was, and the
 schema's message stays beside the field, with what was typed, until the field is edited again. Typing into a
 control and ``set(path, value)`` are one path through the editor, so code and a person see the same thing.
+
+A contract with lint errors (the template, a half-answered draft) is simulated only once ``allow_lint_errors`` is
+ticked, and its outcomes are then grey and marked provisional: a draft never shows a green success. A run is
+graded only by a review file (``expectations``): ``agree``, ``disagree`` or ``not stated``.
 """
 
 from __future__ import annotations
@@ -18,15 +22,17 @@ import ipywidgets as widgets
 
 from alp_nb.base.errors import AlpError
 from alp_nb.loops.errors import LoopContractError
-from alp_nb.loops.injections import scenarios_for
+from alp_nb.loops.expectations import Expectations, Grades, grade
+from alp_nb.loops.firing import simulate_firing
+from alp_nb.loops.injections import firings_for, scenario_names, scenarios_for
 from alp_nb.loops.lint import Finding, Findings, lint_contract
 from alp_nb.loops.loop_contract import PHASES, TRIGGER_TYPES, LoopContract, write_contract_file
 from alp_nb.loops.simulator import Simulation, simulate
-from alp_nb.viz.html import STYLE, badge
+from alp_nb.viz.html import STYLE, badge, block
 from alp_nb.viz.loop_contracts import TONES
 from alp_nb.viz.packet_documents import review_packet, review_packet_markdown
+from alp_nb.viz.simulation import grades_fragment, trace_fragment
 from alp_nb.viz.terminal import plain_line
-from alp_nb.viz.views import render
 
 from .contract_fields import (
     FIELDS,
@@ -58,15 +64,21 @@ class ContractEditor(widgets.VBox):
     ``controls[path]`` edits one field and ``notes[place]`` beside it shows the schema's refusal of the last edit
     there and the lint findings about it (``notes["context"]`` those about a part as a whole); ``summary`` counts
     the findings. ``scenario`` and ``simulate_button`` play a failure injection, or a scenario derived from the
-    contract as it stands (its escalation conditions, disallowed actions, budget, caps), into ``trace``; ``path`` with
+    contract as it stands (its escalation conditions, disallowed actions, budget, caps), into ``trace``, beside the
+    reviewers' verdict; ``allow_lint_errors`` lets a contract with lint errors be simulated, provisionally.
+    ``expect_path`` with ``expect_button`` loads a review file into ``expectations`` (or pass one), and
+    ``grade_button`` simulates every scenario and derived firing into ``grades``, disagreements first. ``path`` with
     ``save_json_button``, ``save_yaml_button`` and ``packet_button`` write files (an existing one only with
-    ``force``), and ``status`` says what happened. ``contract``, ``findings`` and ``simulation`` hold the state.
+    ``force``), and ``status`` says what happened. ``contract``, ``findings``, ``simulation`` and ``graded`` hold
+    the state.
     """
 
-    def __init__(self, contract: LoopContract | str) -> None:
+    def __init__(self, contract: LoopContract | str, expectations: Expectations | None = None) -> None:
         self.contract = contract if isinstance(contract, LoopContract) else LoopContract.template(contract)
         self.findings: Findings = lint_contract(self.contract)
+        self.expectations = expectations
         self.simulation: Simulation | None = None
+        self.graded: Grades | None = None
         self._refused: dict[str, tuple[str, ...]] = {}
         self._syncing = False
         self.controls: dict[str, Any] = {field.path: self._control(field) for field in FORM_FIELDS}
@@ -76,6 +88,14 @@ class ContractEditor(widgets.VBox):
         self.simulate_button = widgets.Button(description="simulate", icon="play",
                                               tooltip="play the scenario against the contract as it stands")
         self.trace = widgets.HTML()
+        self.allow_lint_errors = widgets.Checkbox(description="simulate despite lint errors (outcomes provisional)",
+                                                  indent=False)
+        self.expect_path = widgets.Text(description="review file", placeholder="e.g. nightly-triage.review.yaml")
+        self.expect_button = widgets.Button(description="load expectations", icon="check",
+                                            tooltip="a review file: the outcome reviewers expect per scenario")
+        self.grade_button = widgets.Button(description="simulate all and grade", icon="list",
+                                           tooltip="every scenario and derived firing, graded by the review file")
+        self.grades = widgets.HTML()
         self.path = widgets.Text(description="file", placeholder="e.g. nightly-triage.yaml")
         self.force = widgets.Checkbox(description="replace an existing file", indent=False)
         self.save_json_button = widgets.Button(description="save JSON", icon="save")
@@ -84,6 +104,9 @@ class ContractEditor(widgets.VBox):
                                             tooltip="HTML, or Markdown for a .md file")
         self.status = widgets.HTML()
         self.simulate_button.on_click(lambda _: self._simulate())
+        self.allow_lint_errors.observe(lambda _: self._resimulate(), names="value")
+        self.expect_button.on_click(lambda _: self._load_expectations())
+        self.grade_button.on_click(lambda _: self._grade())
         self.save_json_button.on_click(lambda _: self._save(JSON_SUFFIXES, self._dump, "the contract as JSON"))
         self.save_yaml_button.on_click(lambda _: self._save(YAML_SUFFIXES, self._dump, "the contract as YAML"))
         self.packet_button.on_click(lambda _: self._save(PACKET_SUFFIXES, self._packet, "the review packet"))
@@ -144,7 +167,9 @@ class ContractEditor(widgets.VBox):
         heading = '<h3 style="margin:14px 0 4px">{}</h3>'.format
         return widgets.VBox([
             widgets.HTML(heading("Failure injection")),
-            widgets.HBox([self.scenario, self.simulate_button]), self.trace,
+            widgets.HBox([self.scenario, self.simulate_button]), self.allow_lint_errors, self.trace,
+            widgets.HTML(heading("Reviewers' expectations")),
+            widgets.HBox([self.expect_path, self.expect_button, self.grade_button]), self.grades,
             widgets.HTML(heading("Files")),
             widgets.HBox([self.path, self.save_json_button, self.save_yaml_button, self.packet_button]),
             self.force, self.status,
@@ -181,8 +206,7 @@ class ContractEditor(widgets.VBox):
             self.contract = contract
             self.findings = lint_contract(contract)
             self._offer_scenarios()
-            if self.simulation is not None:
-                self._simulate()
+            self._resimulate()
             document = contract.to_document()
         self._show([field for field in fields_at(path) if field != typed], document)
         self._redraw()
@@ -239,14 +263,51 @@ class ContractEditor(widgets.VBox):
             if chosen not in names:
                 self.simulation, self.trace.value = None, ""
 
+    def _resimulate(self) -> None:
+        """Redo what is shown after a change: the trace and the grades follow the contract as it stands."""
+        if self.trace.value:
+            self._simulate()
+        if self.grades.value:
+            self._grade()
+
     def _simulate(self) -> None:
         try:
-            self.simulation = simulate(self.contract, self.scenario.value)
+            self.simulation = simulate(self.contract, self.scenario.value,
+                                       allow_lint_errors=self.allow_lint_errors.value)
+            (graded,) = grade(self.contract, [self.simulation], self.expectations, self._known())
         except AlpError as refused:
             self.simulation = None
-            self.trace.value = f'<div class="alp">{badge("refused", REFUSED)} {shown(refused.message, 400)}</div>'
+            self.trace.value = _refusal(refused)
             return
-        self.trace.value = render(self.simulation, "html")
+        self.trace.value = block(trace_fragment(self.simulation, graded))
+
+    def _grade(self) -> None:
+        """Every scenario and every derived firing's items, graded by the expectations, disagreements first."""
+        allowed = self.allow_lint_errors.value
+        try:
+            runs = [simulate(self.contract, scenario, allow_lint_errors=allowed)
+                    for scenario in scenarios_for(self.contract)]
+            runs += [run for firing in firings_for(self.contract)
+                     for run in simulate_firing(self.contract, firing, allow_lint_errors=allowed).runs]
+            self.graded = grade(self.contract, runs, self.expectations, self._known())
+        except AlpError as refused:
+            self.graded = None
+            self.grades.value = _refusal(refused)
+            return
+        self.grades.value = block(grades_fragment(self.graded))
+
+    def _load_expectations(self) -> None:
+        typed = self.expect_path.value.strip()
+        try:
+            self.expectations = Expectations.load(Path(typed).expanduser())
+        except AlpError as refused:
+            self._say("refused", refused.message)
+            return
+        self._say("loaded", f"{len(self.expectations.expectations)} expectation(s) from {typed}")
+        self._resimulate()
+
+    def _known(self) -> tuple[str, ...]:
+        return scenario_names(self.contract)
 
     # --- files ------------------------------------------------------------------------------------------------
 
@@ -255,7 +316,7 @@ class ContractEditor(widgets.VBox):
 
     def _packet(self, target: Path) -> None:
         document = review_packet_markdown if target.suffix.lower() in MARKDOWN_SUFFIXES else review_packet
-        write_contract_file(target, document(self.contract))
+        write_contract_file(target, document(self.contract, expectations=self.expectations))
 
     def _save(self, suffixes: tuple[str, ...], write: Callable[[Path], None], what: str) -> None:
         """Write ``what`` to the path typed (with one of ``suffixes``), refusing an existing file without ``force``,
@@ -278,7 +339,7 @@ class ContractEditor(widgets.VBox):
         self._say("wrote", f"{what} to {target}")
 
     def _say(self, verdict: str, message: str) -> None:
-        self.status.value = (f'{STYLE}<div class="alp">{badge(verdict, "ok" if verdict == "wrote" else REFUSED)} '
+        self.status.value = (f'{STYLE}<div class="alp">{badge(verdict, REFUSED if verdict == "refused" else "ok")} '
                              f"{shown(message, 400)}</div>")
 
 
@@ -287,6 +348,15 @@ def _value_at(document: dict[str, Any], field: FormField) -> Any:
     for step in field.path.split("."):
         value = value.get(step) if isinstance(value, dict) else None
     return value
+
+
+def _refusal(refused: AlpError) -> str:
+    """What stands where a trace or the grades would: the refusal and its first reasons, never an outcome."""
+    issues = refused.issues if isinstance(refused, LoopContractError) else ()
+    headline = refused.headline if isinstance(refused, LoopContractError) else refused.message
+    lines = "".join(f"<div>{shown(issue, 200)}</div>" for issue in issues[:3])
+    more = f'<div class="muted">+{len(issues) - 3} more</div>' if len(issues) > 3 else ""
+    return f'<div class="alp">{badge("refused", REFUSED)} {shown(headline, 400)}{lines}{more}</div>'
 
 
 def _note_html(refusals: Iterable[str], findings: Iterable[Finding], place: str, kept: Any = None) -> str:
