@@ -58,11 +58,13 @@ def launch(name, store, workflows=None, args=None, resume=None, **options):
     return asyncio.run(run_workflow(name, args, resume, store=store, registry=workflows, **options))
 
 
-def journal_records(store, run_id, *, asks=False):
+def journal_records(store, run_id, *, asks=False, kinds=None):
     """The journal's lines as parsed records, in file order; ask lines (said before each runner call) only with
-    ``asks``."""
+    ``asks``; only lines of ``kinds`` when given."""
     path = store.paths(run_id).journal
     records = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+    if kinds is not None:
+        return [record for record in records if record.get("kind") in kinds]
     return records if asks else [record for record in records if record.get("kind") != "ask"]
 
 

@@ -15,9 +15,10 @@ import sys
 import time
 
 import pytest
-from runtime_support import SUPPORT, FailingRunner, interrupted_review, launch, registry
+from runtime_support import SUPPORT, FailingRunner, interrupted_review, journal_records, launch, registry
 
 from alp_nb.cli import main
+from alp_nb.replay import load_run
 from alp_nb.runtime import RunStore, run_workflow
 
 RUN_ID = re.compile(r"^RUN +(wf_\S+)$", re.MULTILINE)
@@ -79,8 +80,9 @@ def test_run_show_resume_round_trip_serves_every_call_from_the_journal(capsys, s
     assert (code, err) == (0, "")
     assert labelled(shown, "STATUS") == "STATUS     completed"
     assert labelled(shown, "PHASES") == "PHASES     Review  4 calls: 4 done, 0 cached, 0 failed"
-    assert f"journal: calls 1–{REVIEW_CALLS} of {REVIEW_CALLS}" in shown.splitlines()
-    assert len([line for line in shown.splitlines() if re.match(r"^\d+ +1 +(audit|verify):", line)]) == REVIEW_CALLS
+    assert f"journal: rows 1–{REVIEW_CALLS} of {REVIEW_CALLS}" in shown.splitlines()
+    assert len([line for line in shown.splitlines() if re.match(r"^\d+ +1 +done +(audit|verify):", line)]) == \
+        REVIEW_CALLS
 
     code, out, err = run(capsys, "workflow", "resume", run_id, "--store", store)
     assert (code, err) == (0, "")
@@ -103,7 +105,7 @@ def test_resume_without_a_run_id_resumes_the_last_run(capsys, store):
 def test_resume_finishes_a_failed_run_running_only_the_calls_not_journaled(capsys, store):
     broken = asyncio.run(run_workflow("review-changes", {"changes": "x"}, store=store,
                                       runner=FailingRunner({"audit:security"})))
-    journaled = len(RunStore(store).load(broken.run_id).journal)
+    journaled = len(journal_records(RunStore(store), broken.run_id, kinds=("agent",)))
     code, out, err = run(capsys, "workflow", "resume", "--store", store)
     assert (code, err) == (0, "")
     cached = [line for line in out.splitlines() if line.startswith("cached ")]
@@ -118,8 +120,9 @@ def test_a_run_out_of_budget_exits_1_and_says_to_raise_the_budget_rather_than_re
     assert (code, err) == (1, "")
     assert labelled(out, "STATUS") == "STATUS     failed"
     assert "token budget" in labelled(out, "ERROR")
-    assert labelled(out, "BUDGET").endswith(f"alp-nb workflow resume {run_id_of(out)} --store {store} --budget N "
-                                            "(N above 19)")
+    assert labelled(out, "BUDGET") == "BUDGET     1 token · 19 spent, 18 over"
+    assert labelled(out, "RAISE").endswith(f"alp-nb workflow resume {run_id_of(out)} --store {store} --budget N "
+                                           "(N above 19)")
     assert not [line for line in out.splitlines() if line.startswith("RESUME")]
 
 
@@ -153,7 +156,7 @@ def test_the_default_store_is_alp_runs_in_the_working_directory(capsys, tmp_path
     (("run", "review-changes", "--args", "[1, 2]"), "alp-nb: --args must be a JSON object, not list"),
     (("show", "../../etc/passwd"), "alp-nb: invalid run id `../../etc/passwd`"),
     (("resume", "wf_review-changes_0123456789abcdef"), "alp-nb: no run `wf_review-changes_0123456789abcdef` in"),
-    (("show", "wf_review-changes_0123456789abcdef"), "alp-nb: no run `wf_review-changes_0123456789abcdef` in"),
+    (("show", "wf_review-changes_0123456789abcdef"), "alp-nb: no run store at"),
     (("resume",), "alp-nb: no run to resume in"),
 ])
 def test_refusals_exit_2_with_one_line_on_stderr_and_write_nothing(capsys, tmp_path, store, argv, message):
@@ -193,7 +196,7 @@ def test_a_torn_journal_line_is_reported_in_one_line_by_workflow_show(tmp_path):
         f"alp-nb: warning: {run_id}.journal.jsonl line 9 is incomplete (torn write) and was dropped\n"
     )
     # the line torn is the ask of the call the process died in: every answered call is still shown
-    assert "journal: calls 1–4 of 4" in shown.stdout.splitlines() and "WARNING" not in shown.stdout
+    assert "journal: rows 1–4 of 4" in shown.stdout.splitlines() and "WARNING" not in shown.stdout
 
 
 def support_cli(store: str, *argv: str, **options) -> subprocess.Popen:
@@ -215,8 +218,8 @@ def test_ctrl_c_during_a_run_stops_it_cancelled_and_prints_how_to_resume_it(tmp_
     assert process.returncode == 130, err
     assert err == f"alp-nb: interrupted; resume with alp-nb workflow resume {run_id} --store {store}\n"
     assert "Traceback" not in out and "done     before" in out.splitlines()
-    stopped = RunStore(store).load(run_id)
-    assert stopped.status == "cancelled" and [entry.label for entry in stopped.journal] == ["before"]
+    stopped = load_run(run_id, store=store)
+    assert stopped.status == "cancelled" and stopped.journal["label"].tolist() == ["before"]
     resumed = launch("wait-once", RunStore(store), registry(), resume=run_id)
     assert resumed.status == "completed" and [attempt.status for attempt in resumed.task.attempts] == [
         "cancelled", "completed"]
@@ -233,8 +236,8 @@ def test_a_reader_that_closes_the_pipe_stops_the_run_quietly(store):
         os.close(write_end)
     _, err = process.communicate(timeout=60)
     assert (process.returncode, err) == (1, "")
-    stopped = RunStore(store).load(RunStore(store).last_run())
-    assert stopped.status == "cancelled" and stopped.journal == ()
+    stopped = load_run(store=store)
+    assert stopped.status == "cancelled" and stopped.journal.empty
 
 
 # --- bad text and output that could run away --------------------------------------------------------------------
@@ -280,9 +283,9 @@ def test_a_20000_character_label_phase_or_log_line_is_clipped_in_every_line_a_co
 def test_show_prints_one_page_of_a_long_run_and_every_call_only_when_asked(capsys, store):
     launch("sequence", RunStore(store), args={"calls": 45})
     run_id = RunStore(store).last_run()
-    calls = re.compile(r"^\d+ +1 +step-", re.MULTILINE)
+    calls = re.compile(r"^\d+ +1 +done +step-", re.MULTILINE)
     code, out, _ = run(capsys, "workflow", "show", run_id, "--store", store)
-    assert code == 0 and len(calls.findall(out)) == 20 and "journal: calls 1–20 of 45 · page 1 of 3" in out
+    assert code == 0 and len(calls.findall(out)) == 20 and "journal: rows 1–20 of 45 · page 1 of 3" in out
     code, out, _ = run(capsys, "workflow", "show", run_id, "--store", store, "--page", "3")
     assert code == 0 and len(calls.findall(out)) == 5 and "step-44" in out and "step-39" not in out
     code, out, _ = run(capsys, "workflow", "show", run_id, "--store", store, "--all")

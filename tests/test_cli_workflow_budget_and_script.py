@@ -17,9 +17,10 @@ def script(tmp_path):
 def test_a_run_out_of_budget_is_told_to_raise_it_and_finishes_once_raised(tmp_path, script):
     store, run_id, ran = spent_batch_run(tmp_path, script)
     budget_line = next(line for line in ran.stdout.splitlines() if line.startswith("BUDGET"))
-    assert budget_line.startswith("BUDGET     33 of 30 tokens spent; to go on, raise it: ")
-    assert budget_line.endswith(f"alp-nb workflow resume {run_id} --store {store} --script {script} --budget N "
-                                "(N above 33)")
+    assert budget_line.startswith("BUDGET     30 tokens · 33 spent, 3 over")
+    raise_line = next(line for line in ran.stdout.splitlines() if line.startswith("RAISE"))
+    assert raise_line == (f"RAISE      the budget to go on: alp-nb workflow resume {run_id} --store {store} --script "
+                          f"{script} --budget N (N above 33)")
     assert not any(line.startswith("RESUME") for line in ran.stdout.splitlines())
 
     refused = alp_nb("workflow", "resume", run_id, "--store", store, "--script", script)

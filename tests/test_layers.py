@@ -95,3 +95,22 @@ def test_layer_check_sees_an_upward_import_inside_a_method():
 def test_importing_the_package_itself_from_a_layer_counts_as_upward():
     imported = list(_imports(ast.parse("import alp_nb\n"), "alp_nb.loops"))
     assert _layer(imported[0]) > _layer("alp_nb.cli.agent")
+
+
+STORE_READERS = ("alp_nb.runtime.store", "alp_nb.runtime.store_files", "alp_nb.runtime.journal",
+                 "alp_nb.runtime.stored_events", "alp_nb.base.safe_files")
+"""The modules that open a run store's files: only ``replay`` (and the runtime itself) may read a run."""
+
+
+@pytest.mark.parametrize("path", [path for path in MODULES if path.relative_to(PACKAGE).parts[0] in ("viz", "widgets")],
+                         ids=lambda path: str(path.relative_to(PACKAGE)))
+def test_no_picture_or_widget_reads_a_run_store_file_itself(path):
+    """A run reaches viz and widgets as replay's one read model (``RunRecord``, made by ``record_of``), so a run
+    has one read path, the journal first; none of them opens a store file or names the readers that do."""
+    module, package = _module_name(path)
+    readers = [imported for imported in _imports(ast.parse(path.read_text()), package)
+               if imported in STORE_READERS]
+    source = path.read_text()
+    calls = [name for name in ("read_journal(", "read_events(", "read_snapshot(", ".snapshot(run_id")
+             if name in source]
+    assert readers == [] and calls == [], f"{module} reads a run store itself"

@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from alp_nb.agents import TrustStore, load_project_agents
 from alp_nb.base import AlpError
 from alp_nb.loops import LoopContract
+from alp_nb.replay import load_run
 from alp_nb.runtime import RunStore
 from alp_nb.runtime.journal import read_journal
 
@@ -198,7 +199,7 @@ def test_a_hostile_snapshot_is_refused_naming_it(content):
     with scratch() as folder:
         store = RunStore(folder)
         store.paths(RUN_ID).snapshot.write_bytes(content)
-        result = clean_refusal_or_load(lambda: store.load(RUN_ID), store.paths(RUN_ID).snapshot)
+        result = clean_refusal_or_load(lambda: load_run(RUN_ID, store=store), store.paths(RUN_ID).snapshot)
         assert isinstance(result, AlpError)
 
 
@@ -223,7 +224,7 @@ def test_a_store_file_that_is_not_a_regular_file_is_refused_naming_it(kind, whic
                                                   "status": "completed"}))
         target = getattr(paths, which)
         plant(target, kind, outside_file(folder, b"{}\n"))
-        result = clean_refusal_or_load(lambda: (store.load(RUN_ID), store.read_events(RUN_ID)), target)
+        result = clean_refusal_or_load(lambda: (load_run(RUN_ID, store=store), store.read_events(RUN_ID)), target)
         assert isinstance(result, AlpError)
 
 

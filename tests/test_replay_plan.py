@@ -16,6 +16,7 @@ from runtime_support import (
     asks_new_questions,
     asks_old_questions,
     interrupted_review,
+    journal_records,
     launch,
     one_workflow,
     registry,
@@ -72,7 +73,7 @@ def test_plan_resume_after_a_failure_in_the_middle_of_a_pipeline_names_exactly_t
     cached = {label for label, (action, _, _) in rows(plan).items() if action == "cached"}
     assert cached == {*AUDITS, "verify:security:title-8608", "verify:performance:title-5030",
                       "verify:performance:title-3364", "verify:maintainability:title-5091"}
-    journal = {entry.label: entry.tokens for entry in store.load(first.run_id).journal}
+    journal = {entry["label"]: entry["tokens"] for entry in journal_records(store, first.run_id, kinds=("agent",))}
     assert plan.totals.calls == 10 and plan.totals.cached == 8 and plan.totals.live == 2
     assert plan.totals.tokens_saved == sum(journal.values()) == int(plan.calls["tokens_saved"].sum())
     assert plan.calls["order"].tolist() == list(range(1, 11))
@@ -113,7 +114,7 @@ def test_a_changed_prompt_and_a_changed_schema_are_told_apart_and_named(store):
 
     run = launch("wf", store, one_workflow(original))
     plan = plan_resume(run.run_id, store=store, registry=one_workflow(edited))
-    seqs = {entry.label: entry.seq for entry in store.load(run.run_id).journal}
+    seqs = {entry["label"]: entry["seq"] for entry in journal_records(store, run.run_id, kinds=("agent",))}
     assert rows(plan) == {
         "summary": ("live", "changed prompt", 'prompt line 2: "Keep it short." → "Keep it very short." '
                                               f"(journal line {seqs['summary']})"),
@@ -140,7 +141,7 @@ def test_a_long_prompt_line_is_shown_around_where_it_starts_to_differ(store):
     assert detail == f'prompt line 1: "…{window} old ending" → "…{window} new ending" (journal line 2)'
 
 
-def test_a_call_that_failed_is_failed_before_by_its_events_or_by_its_refused_answer_in_the_journal(store):
+def test_a_call_that_failed_is_failed_before_by_its_refused_answer_in_the_journal_with_the_schemas_issues(store):
     class Unfit:
         def run(self, prompt, schema, label):
             return RunnerOutput({"ok": "not a boolean"}, 7)
@@ -148,11 +149,10 @@ def test_a_call_that_failed_is_failed_before_by_its_events_or_by_its_refused_ans
     workflows = one_workflow(_checked)
     run = launch("wf", store, workflows, runner=Unfit())
     assert run.status == "failed" and "does not match its schema" in run.error
-    told_by_events = rows(plan_resume(run.run_id, store=store, registry=workflows))["check"]
-    assert told_by_events[:2] == ("live", "failed before") and "does not match its schema" in told_by_events[2]
-    store.paths(run.run_id).events.unlink()  # as if there were no events: the journal's spend lines tell it
-    told_by_journal = rows(plan_resume(run.run_id, store=store, registry=workflows))["check"]
-    assert told_by_journal == ("live", "failed before", "its answer broke its schema even after a retry")
+    store.paths(run.run_id).events.unlink()  # the journal's spend lines tell it, events or not
+    told = rows(plan_resume(run.run_id, store=store, registry=workflows))["check"]
+    assert told == ("live", "failed before", "its answer broke its schema even after a retry: ok: 'not a boolean' "
+                                             "is not of t…")  # clipped at 80 characters
 
 
 async def _checked(ctx, args):
@@ -316,7 +316,7 @@ def test_a_plan_is_public_and_pandas_loads_only_when_one_is_made():
 def test_the_tokens_of_a_journal_line_are_saved_once_however_often_the_script_asks_for_it(store):
     run = launch("twice", store, args={"times": 3})
     plan = plan_resume(run.run_id, store=store, registry=registry())
-    (tokens,) = {entry.tokens for entry in store.load(run.run_id).journal}
+    (tokens,) = {entry["tokens"] for entry in journal_records(store, run.run_id, kinds=("agent",))}
     assert plan.calls["tokens_saved"].tolist() == [tokens, 0, 0] and plan.totals.tokens_saved == tokens
     assert plan.calls["detail"].tolist()[1:] == ["the same call again: served from the same journal line"] * 2
 

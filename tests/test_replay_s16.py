@@ -52,10 +52,7 @@ def test_the_reason_of_a_crashed_s16_run_is_in_every_view(crashed):
     assert text[3] == f"ERROR      {CRASH}" and text[2] == "STATUS     failed"
     assert any(line.startswith("SOURCE     written by the s16 reference runtime") for line in text)
     assert any("↺ audit:1" in line and "Audit" in line for line in text)
-    assert CRASH in render(record, "html")
-    assert store.load(run_id).error == CRASH
-    assert f"ERROR      {CRASH}" in render(store.load(run_id), "text").splitlines()
-    assert CRASH in render(store.load(run_id), "html")
+    assert CRASH in render(record, "html") and record.error == CRASH
 
 
 def test_an_s16_run_out_of_budget_shows_the_budget_error(tmp_path):

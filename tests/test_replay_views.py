@@ -13,9 +13,9 @@ from runtime_support import OK_SCHEMA, FailingRunner, launch, run_script
 from widget_support import html_values
 
 from alp_nb.cli import main
-from alp_nb.replay import load_run
+from alp_nb.replay import load_run, timeline_of
 from alp_nb.runtime import MockAgentRunner, RunStore, WorkflowInputError
-from alp_nb.viz import run_timeline, timeline_of
+from alp_nb.viz import run_timeline
 from alp_nb.viz.html import badge
 from alp_nb.viz.views import formats_of, render, view_of
 from alp_nb.widgets import RunViewer
@@ -47,7 +47,7 @@ def hostile_failure(store):
 def test_the_error_sits_right_under_the_status_in_every_text_view(store):
     run = launch("sequence", store, runner=FailingRunner({"step-1"}))
     record = load_run(run.run_id, store=store)
-    for shown in (record, store.load(run.run_id), run):
+    for shown in (record, run):
         lines = render(shown, "text").splitlines()
         status = lines.index("STATUS     failed")
         assert lines[status + 1] == f"ERROR      {run.error}", type(shown).__name__
@@ -55,7 +55,7 @@ def test_the_error_sits_right_under_the_status_in_every_text_view(store):
 
 def test_the_error_is_shown_before_attempts_and_usage_in_every_html_view(store):
     run = launch("sequence", store, runner=FailingRunner({"step-1"}))
-    for shown in (load_run(run.run_id, store=store), store.load(run.run_id), run):
+    for shown in (load_run(run.run_id, store=store), run):
         html = render(shown, "html")
         assert badge("error", "bad") in html
         assert html.index("runner broke on step-1") < html.index("attempts") < html.index("<th>usage</th>")
@@ -130,7 +130,7 @@ def test_hostile_labels_phases_values_and_errors_are_escaped_in_the_record_views
     assert "\u202e" not in html and "\x1b" not in html and "&lt;script&gt;" in html
     text = render(record, "text")
     assert "\x1b" not in text and "\u202e" not in text and "\\u202eevil\\x1b[2J" in text
-    for view in (render(store.load(run.run_id), "html"), render(run, "html")):
+    for view in (render(record.page(1), "html"), render(run, "html")):
         assert_safe_html(view)
         assert "\u202e" not in view
 
@@ -149,7 +149,6 @@ def forbid_reading_the_run_again(monkeypatch):
         raise AssertionError("read again")
 
     monkeypatch.setattr(RunStore, "snapshot", refuse)
-    monkeypatch.setattr(RunStore, "load", refuse)
     monkeypatch.setattr(RunStore, "read_journal", refuse)
 
 
@@ -167,9 +166,11 @@ def test_the_timeline_of_an_s16_record_has_its_recovered_phases(tmp_path):
     from s16_support import CRASHED_CALLS, write_s16_run
 
     store, run_id = write_s16_run(tmp_path / ".runtime", "review-changes", status="completed", calls=CRASHED_CALLS)
-    timeline = timeline_of(load_run(run_id, store=store))
-    assert timeline.phases[:2] == ("Audit", "Verify") and timeline.spans == ()
-    assert "from the journal alone" in timeline.note
+    record = load_run(run_id, store=store)
+    timeline = timeline_of(record)
+    assert timeline.phases[:2] == ("Audit", "Verify")
+    assert [span.label for span in timeline.spans] == record.journal["label"].tolist()  # every journaled call
+    assert "the journal holds no times" in timeline.note
 
 
 def test_the_viewer_opens_a_record_and_steps_through_its_calls_reading_only_the_line_shown(store, monkeypatch):
@@ -226,5 +227,5 @@ def test_a_journal_that_became_a_link_after_loading_is_not_followed(store, tmp_p
     path.unlink()
     path.symlink_to(elsewhere)
     with pytest.raises(WorkflowInputError):
-        RunStore(store.root).load(run.run_id)
+        load_run(run.run_id, store=store)
     assert record.entry(1).label == "step-1"

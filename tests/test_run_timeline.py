@@ -10,11 +10,20 @@ from xml.etree import ElementTree
 
 import matplotlib
 import pytest
-from runtime_support import OK_SCHEMA, SiblingFailure, review, run_script
+from runtime_support import (
+    OK_SCHEMA,
+    SiblingFailure,
+    interrupted_review,
+    journal_records,
+    review,
+    run_script,
+    sealed_line,
+)
 
+from alp_nb.replay import ReplayError, load_run, timeline_of
+from alp_nb.replay.timeline import CALL_OUTCOMES, CallSpan, PhaseTokens, Timeline
 from alp_nb.runtime import MockAgentRunner, RunnerOutput
 from alp_nb.viz import VizError
-from alp_nb.viz.timeline import CALL_OUTCOMES, NO_PHASE, CallSpan, PhaseTokens, Timeline, timeline_from, timeline_of
 from alp_nb.viz.timeline_layout import MAX_BARS, MAX_LANES, MAX_ROWS, timeline_layout
 from alp_nb.viz.timeline_picture import RunTimeline, run_timeline
 from alp_nb.viz.views import formats_of, render
@@ -34,10 +43,10 @@ def outcomes(timeline):
 def test_a_fresh_run_has_one_live_span_per_call_in_the_lane_of_its_phase(store):
     run = review(store)
     timeline = timeline_of(run)
-    journal = store.load(run.run_id).journal
+    journal = journal_records(store, run.run_id)
     assert len(timeline.spans) == len(journal) == run.task.usage.attempt.agents
     assert Counter(span.outcome for span in timeline.spans) == {"live": len(journal)}
-    assert {span.key for span in timeline.spans} == {entry.key for entry in journal}
+    assert {span.key for span in timeline.spans} == {entry["key"] for entry in journal}
     assert timeline.phases == ("Review", "Verify")
     assert {span.phase for span in timeline.spans if span.label.startswith("audit:")} == {"Review"}
     assert all(0 <= span.start <= span.end <= timeline.duration for span in timeline.spans)
@@ -46,7 +55,7 @@ def test_a_fresh_run_has_one_live_span_per_call_in_the_lane_of_its_phase(store):
 def test_each_call_costs_its_journaled_tokens_and_the_phases_add_up_to_the_snapshot(store):
     run = review(store)
     timeline = timeline_of(run)
-    by_key = {entry.key: entry.tokens for entry in store.load(run.run_id).journal}
+    by_key = {entry["key"]: entry["tokens"] for entry in journal_records(store, run.run_id)}
     assert {span.key: span.tokens for span in timeline.spans} == by_key
     assert sum(row.cumulative for row in timeline.tokens) == run.task.usage.cumulative.tokens
     assert [row.phase for row in timeline.tokens] == ["Review", "Verify"]
@@ -102,46 +111,67 @@ def test_a_failed_call_is_failed_and_the_siblings_it_stopped_are_cancelled(store
     assert broken.end - broken.start >= 0.01
 
 
-def test_a_call_still_open_when_its_attempt_ends_is_unfinished(store):
-    run = review(store)
-    snapshot = store.snapshot(run.run_id)
-    events = [{"type": "task_started", "attempt": 1, "ts": 100.0},
-              {"type": "workflow_agent", "status": "started", "key": "agent-1", "label": "hangs", "phase": "P",
-               "ts": 101.0},
-              {"type": "workflow_log", "message": "still going", "ts": 105.0}]
-    (span,) = timeline_from(snapshot, (), (), events).spans
-    assert (span.outcome, span.start, span.end) == ("unfinished", 1.0, 5.0)
+def test_a_call_asked_and_never_answered_when_its_process_died_is_unfinished_to_its_attempts_end(tmp_path):
+    store = interrupted_review(tmp_path / "runs")
+    timeline = timeline_of((store, store.last_run()))
+    (hung,) = [span for span in timeline.spans if span.outcome == "unfinished"]
+    assert hung.end == max(span.end for span in timeline.spans) >= hung.start
+    assert hung.seq == max(record["seq"] for record in journal_records(store, store.last_run(), asks=True))
 
 
-def test_events_with_missing_or_mistyped_fields_are_skipped_not_trusted(store):
-    run = review(store)
-    events = [{"type": "workflow_agent", "status": "done", "key": "agent-1", "ts": "noon"},
-              {"type": "workflow_agent", "status": "done", "key": 7, "ts": 1.0},
-              {"type": "workflow_agent", "status": "done", "key": "agent-2", "label": ["x"], "phase": 3, "ts": 2.0},
-              {"type": "workflow_agent", "status": "done", "key": "agent-3", "ts": True}]
-    (span,) = timeline_from(store.snapshot(run.run_id), (), (), events).spans
-    assert (span.key, span.label, span.phase) == ("agent-2", "agent-2", NO_PHASE)
+def written_run(store, lines, events, attempts=({"number": 1, "status": "completed", "firstSeq": 1},)):
+    """A run in ``store`` holding the journal ``lines`` (sealed here) and the events ``events`` as given."""
+    run_id = "wf_made_0123456789abcdef"
+    store.root.mkdir(parents=True, exist_ok=True)
+    store.paths(run_id).snapshot.write_text(json.dumps({
+        "runId": run_id, "taskId": f"local_workflow_{run_id}", "workflowName": "made", "status": "completed",
+        "attempts": list(attempts), "sealedFrom": 1}))
+    store.paths(run_id).journal.write_text("".join(sealed_line({"v": 3, **line}) for line in lines))
+    store.paths(run_id).events.write_text("".join(json.dumps(event) + "\n" for event in events))
+    return run_id
+
+
+def test_events_of_unknown_kinds_or_with_mistyped_fields_are_left_out_with_one_warning(store):
+    run_id = written_run(store, [
+        {"seq": 1, "key": "agent-a", "kind": "ask", "label": "a", "attempts": 1, "started": 1.0},
+        {"seq": 2, "key": "agent-a", "kind": "agent", "label": "a", "prompt": "p", "value": 1, "tokens": 1,
+         "attempts": 1, "started": 1.0, "ended": 2.0}], [
+        {"type": "async_launched", "attempt": 1, "format": 2, "ts": 0.5},
+        {"type": "calls_cached", "seqs": "2", "ts": 3.0},
+        {"type": "workflow_agent", "status": "failed", "key": 7, "ts": 1.0},
+        {"type": "something_new", "ts": 1.0}])
+    with pytest.warns(RuntimeWarning, match=r"3 lines of an unknown kind or with fields of the wrong type left out "
+                                            r"\(the first: line 2\)"):
+        timeline = timeline_of((store, run_id))
+    assert [(span.label, span.outcome) for span in timeline.spans] == [("a", "live")]
 
 
 def test_idle_time_between_attempts_is_left_out_of_the_clock_and_said(store):
-    run = review(store)
-    events = [{"type": "task_started", "attempt": 1, "ts": 0.0},
-              {"type": "workflow_agent", "status": "started", "key": "agent-a", "phase": "P", "ts": 1.0},
-              {"type": "workflow_agent", "status": "done", "key": "agent-a", "phase": "P", "ts": 3.0},
-              {"type": "task_started", "attempt": 2, "ts": 7203.0},
-              {"type": "workflow_agent", "status": "cached", "key": "agent-a", "phase": "P", "ts": 7204.0}]
-    timeline = timeline_from(store.snapshot(run.run_id), (), (), events)
-    assert [(span.start, span.end, span.attempt) for span in timeline.spans] == [(1.0, 3.0, 1), (4.0, 4.0, 2)]
+    run_id = written_run(store, [
+        {"seq": 1, "key": "agent-a", "kind": "ask", "label": "a", "phase": "P", "attempts": 1, "started": 1.0},
+        {"seq": 2, "key": "agent-a", "kind": "agent", "label": "a", "phase": "P", "prompt": "p", "value": 1,
+         "tokens": 1, "attempts": 1, "started": 1.0, "ended": 3.0}], [
+        {"type": "async_launched", "attempt": 1, "format": 2, "ts": 0.0},
+        {"type": "async_launched", "attempt": 2, "format": 2, "ts": 7203.0},
+        {"type": "calls_cached", "seqs": [2], "ts": 7204.0}],
+        attempts=({"number": 1, "status": "completed", "firstSeq": 1},
+                  {"number": 2, "status": "completed", "firstSeq": 3}))
+    timeline = timeline_of((store, run_id))
+    assert [(span.start, span.end, span.attempt, span.outcome) for span in timeline.spans] == [
+        (1.0, 3.0, 1, "live"), (4.0, 4.0, 2, "cached")]
     assert (timeline.attempts[1].at, timeline.attempts[1].idle_before) == (3.0, 7200.0)
     assert "attempt 2 began after 2 h idle, left out of the time axis" in timeline_layout(timeline).caption
 
 
-def test_a_stored_run_alone_gives_its_journaled_calls_and_says_what_is_missing(store):
-    first = review(store)
-    review(store, resume=first.run_id)
-    timeline = timeline_of(store.load(first.run_id))
-    assert Counter(span.outcome for span in timeline.spans) == {"live": first.task.usage.attempt.agents}
-    assert "cached, failed and cancelled calls are not shown" in timeline.note
+def test_a_crashed_run_whose_events_lag_its_journal_shows_every_journaled_call_and_says_so(tmp_path):
+    store = interrupted_review(tmp_path / "runs")
+    run_id = store.last_run()
+    events = store.paths(run_id).events
+    events.write_text("".join(events.read_text().splitlines(keepends=True)[:2]))  # only the launch got out
+    record = load_run(run_id, store=store)
+    journaled = {row.key for row in record.journal.itertuples() if row.kind in ("agent", "ask")}
+    assert {span.key for span in record.timeline.spans} == journaled
+    assert "the events file ends before the last" in record.timeline.note
 
 
 def test_every_kind_of_run_gives_the_same_timeline(store):
@@ -149,8 +179,8 @@ def test_every_kind_of_run_gives_the_same_timeline(store):
     assert timeline_of(run) == timeline_of((store, run.run_id))
     timeline = timeline_of(run)
     assert timeline_of(timeline) is timeline
-    with pytest.raises(TypeError, match="no timeline of a dict"):
-        timeline_of({"run": run.run_id})  # type: ignore[arg-type]  # the refusal is what is tested
+    with pytest.raises(ReplayError, match="a run is a RunRecord, a WorkflowRun"):
+        timeline_of({"run": run.run_id})
 
 
 # --- the layout -------------------------------------------------------------------------------------------------

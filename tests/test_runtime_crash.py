@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from runtime_support import CRASH_CALLS, HANG_AFTER, FailingRunner, LoggingRunner, journal_records, registry
 
+from alp_nb.replay import load_run
 from alp_nb.runtime import RunStore, WorkflowInputError, run_workflow
 
 SUPPORT = str(Path(__file__).with_name("runtime_support.py"))
@@ -60,7 +61,7 @@ def test_sigkill_part_way_through_a_200_call_run_then_resume_in_a_new_process(tm
     snapshot = store.snapshot(run_id)
     assert [attempt.status for attempt in snapshot.attempts] == ["interrupted", "completed"]
     hung = snapshot.attempts[0].usage.unanswered  # the calls out when it was killed: asked, never answered
-    assert hung == 8 and snapshot.attempts[0].usage.agents == HANG_AFTER + hung
+    assert 1 <= hung <= 8 and snapshot.attempts[0].usage.agents == HANG_AFTER + hung  # up to a slot each
     assert snapshot.attempts[1].cached == HANG_AFTER
     assert snapshot.usage.cumulative.agents == CRASH_CALLS + hung  # the hung calls reached a runner twice
 
@@ -97,6 +98,6 @@ def test_ctrl_c_during_a_blocking_runner_call_cancels_the_run_without_waiting_fo
     finally:
         child.kill()
     assert "KeyboardInterrupt" in err
-    stopped = store.load(store.last_run())
-    assert stopped.status == "cancelled" and stopped.journal == ()
-    assert stopped.snapshot.attempts[-1].usage.agents == 1
+    stopped = load_run(store=store)
+    assert stopped.status == "cancelled" and not (stopped.journal["kind"] == "agent").any()
+    assert stopped.attempts[-1].usage.agents == 1 and stopped.attempts[-1].usage.unanswered == 1  # abandoned

@@ -1,5 +1,5 @@
 """Rich displays of workflow runs: a run and its snapshot show a status badge, usage this attempt and
-cumulative, phases with call counts and the last log lines; a stored run adds one page of its journal;
+cumulative, phases with call counts and the last log lines; a run read back adds one page of its journal;
 the registry is a table. Workflow text (descriptions, phases, prompts, labels, values, log lines) is
 untrusted: HTML escapes it and plain text neutralises control characters."""
 
@@ -10,6 +10,8 @@ import re
 import pytest
 from runtime_support import FailingRunner, launch, registry
 
+from alp_nb.replay import ReplayError, load_run
+from alp_nb.replay.record import JOURNAL_PAGE_SIZE as JOURNAL_PAGE
 from alp_nb.runtime import (
     DEFAULT_REGISTRY,
     MockAgentRunner,
@@ -17,10 +19,8 @@ from alp_nb.runtime import (
     RunSnapshot,
     Usage,
     UsageReport,
-    WorkflowInputError,
     WorkflowRegistry,
 )
-from alp_nb.runtime.store import JOURNAL_PAGE_SIZE as JOURNAL_PAGE
 from alp_nb.viz.runs import LOG_LINES, CallTally, event_line, progress_bar
 from alp_nb.viz.views import render
 
@@ -74,12 +74,12 @@ def test_run_html_escapes_phase_log_line_and_value(store, hostile):
     assert "log &lt;script&gt;" in html and "value &lt;script&gt;" in html
 
 
-def test_stored_run_html_escapes_the_prompt_label_and_value_of_each_call(store, hostile):
+def test_a_read_back_run_html_escapes_the_prompt_label_and_value_of_each_call(store, hostile):
     run = launch("hostile", store, hostile, runner=MockAgentRunner({f"label {HOSTILE}": f"value {HOSTILE}"}))
-    html = render(store.load(run.run_id), "html")
+    html = render(load_run(run.run_id, store=store), "html")
     assert_escaped(html)
     [row] = table_rows(html.split("<th>seq</th>")[1])
-    assert "prompt &lt;script&gt;" in row[5] and "value &lt;script&gt;" in row[6] and "label &lt;script&gt;" in row[2]
+    assert "prompt &lt;script&gt;" in row[6] and "value &lt;script&gt;" in row[7] and "label &lt;script&gt;" in row[3]
 
 
 def test_registry_html_escapes_description_phases_and_args(hostile):
@@ -148,41 +148,42 @@ def test_a_resumed_run_shows_both_attempts_and_cumulative_usage(store):
     assert ("failed", "bad") in badges(failed_html) and "runner broke on step-2" in failed_html
 
 
-# --- a stored run's journal -----------------------------------------------------------------------
+# --- a run's journal, read back ------------------------------------------------------------------
 
 
-def test_stored_run_shows_one_page_of_the_journal_with_the_attempt_of_each_call(store):
+def test_a_read_back_run_shows_one_page_of_the_journal_with_the_attempt_of_each_row(store):
     workflows = registry()
     calls = JOURNAL_PAGE + 10
     broken = launch("sequence", store, workflows, args={"calls": calls}, runner=FailingRunner({"step-12"}))
     launch("sequence", store, workflows, resume=broken.run_id)
-    stored = store.load(broken.run_id)
-    rows = table_rows(render(stored, "html").split("<th>seq</th>")[1])
+    record = load_run(broken.run_id, store=store)
+    rows = table_rows(render(record, "html").split("<th>seq</th>")[1])
     assert len(rows) == JOURNAL_PAGE
-    # seq counts every line: an ask before each call; step-12's failure (a spend line) is not a call
-    assert [(row[0], row[1], row[2]) for row in rows[11:13]] == [("24", "1", "step-11"), ("28", "2", "step-12")]
-    text = render(stored, "text").splitlines()
-    assert f"journal: calls 1–{JOURNAL_PAGE} of {calls} · page 1 of 2 · .page(2) shows the next" in text
-    assert len([line for line in text if "step " in line]) == JOURNAL_PAGE
+    # seq counts every line (an ask before each call); step-12's failure is a row of its own, a spend line
+    assert [(row[0], row[1], row[2], row[3]) for row in rows[11:14]] == [
+        ("24", "1", "done, cached", "step-11"), ("26", "1", "spent: failed, cached", "step-12"),
+        ("28", "2", "done", "step-12")]
+    text = render(record, "text").splitlines()
+    assert f"journal: rows 1–{JOURNAL_PAGE} of {calls + 1} · page 1 of 2 · .page(2) shows the next" in text
 
 
-def test_page_shows_the_next_calls_of_a_stored_run_and_the_last_page_says_so(store):
+def test_page_shows_the_next_rows_and_the_last_page_says_so(store):
     calls = JOURNAL_PAGE + 10
     run = launch("sequence", store, registry(), args={"calls": calls})
-    stored = store.load(run.run_id)
-    assert "journal: calls 1–20 of 30 · page 1 of 2 · .page(2) shows the next" in render(stored, "html")
-    last = stored.page(2)
-    assert [row[2] for row in table_rows(render(last, "html").split("<th>seq</th>")[1])] == [
+    record = load_run(run.run_id, store=store)
+    assert "journal: rows 1–20 of 30 · page 1 of 2 · .page(2) shows the next" in render(record, "html")
+    last = record.page(2)
+    assert [row[3] for row in table_rows(render(last, "html").split("<th>seq</th>")[1])] == [
         f"step-{number}" for number in range(JOURNAL_PAGE, calls)]
-    assert "journal: calls 21–30 of 30 · page 2 of 2" in render(last, "text").splitlines()
-    assert last.page(1) == stored and stored.pages == 2
+    assert "journal: rows 21–30 of 30 · page 2 of 2" in render(last, "text").splitlines()
+    assert last.page(1).journal_page == 1 and record.pages == 2
 
 
 @pytest.mark.parametrize("number", [0, 3, "2", 1.0])
 def test_page_refuses_a_page_the_journal_does_not_have(store, number):
     run = launch("sequence", store, registry(), args={"calls": JOURNAL_PAGE + 1})
-    with pytest.raises(WorkflowInputError, match="page must be a whole number from 1 to 2") as refused:
-        store.load(run.run_id).page(number)
+    with pytest.raises(ReplayError, match="page must be a whole number from 1 to 2") as refused:
+        load_run(run.run_id, store=store).page(number)
     assert refused.value.code == "INVALID_OPTION"
 
 
@@ -191,7 +192,7 @@ def test_long_values_are_clipped_so_the_output_stays_small(store):
     huge = "x" * 100_000
     run = launch("fanout", store, workflows, args={"calls": 200}, runner=MockAgentRunner(
         {f"item-{number}": huge for number in range(200)}))
-    html = render(store.load(run.run_id), "html")
+    html = render(load_run(run.run_id, store=store), "html")
     assert len(html) < 20_000
     assert "x" * 79 + "…" in html and "x" * 81 not in html
     assert len(render(run, "html")) < 5_000

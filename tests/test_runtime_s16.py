@@ -14,6 +14,7 @@ import time
 import pytest
 from runtime_support import CountingRunner, FailingRunner, journal_records, launch
 
+from alp_nb.replay import load_run
 from alp_nb.runtime import (
     MockAgentRunner,
     RunnerOutput,
@@ -65,9 +66,9 @@ def test_journal_written_by_s16_is_resumed_with_every_call_from_the_cache(tmp_pa
     (runtime / "last_run.txt").write_text(run_id)
 
     store = RunStore(runtime)
-    before = store.load(run_id)
-    assert before.status == "completed" and before.snapshot.usage.cumulative.tokens == 40
-    assert [entry.legacy for entry in before.journal] == [True, True]
+    before = load_run(run_id, store=store)
+    assert before.status == "completed" and before.usage.cumulative.tokens == 40
+    assert len(before.journal) == 2 and "2 lines carry no checksum" in before.warnings[0]
     runner = MockAgentRunner()
     resumed = asyncio.run(run_workflow("review-changes", None, run_id, store=store, registry=workflows,
                                        runner=runner))

@@ -9,6 +9,7 @@ import pytest
 from runtime_support import KILLED_AFTER, interrupted_review, launch, registry, sealed_line
 
 from alp_nb.cli import main
+from alp_nb.replay import load_run
 from alp_nb.runtime import RunStore, WorkflowInputError
 from alp_nb.runtime.keys import RUN_ID_RE
 
@@ -44,8 +45,8 @@ def test_events_file_has_the_lifecycle_with_timestamps(store):
     result = launch("sequence", store, args={"calls": 1})
     lines = [json.loads(line) for line in store.paths(result.run_id).events.read_text().splitlines()]
     assert [(event["type"], event.get("status")) for event in lines] == [
-        ("async_launched", None), ("task_started", None), ("workflow_agent", "started"),
-        ("workflow_agent", "done"), ("task_notification", "completed")]
+        ("async_launched", None), ("task_started", None), ("task_notification", "completed")]
+    assert lines[0]["format"] == 2  # a call's steps are the journal's: the events file holds none of them
     assert all(isinstance(event["ts"], float) for event in lines)
 
 
@@ -63,13 +64,12 @@ def test_journal_seq_continues_across_attempts(store):
     assert [json.loads(line)["seq"] for line in path.read_text().splitlines()] == [1, 2, 3, 4] and first_seq == 3
 
 
-def test_load_returns_snapshot_journal_entries_and_output_for_viewers(store):
+def test_a_run_reads_back_with_its_snapshot_journal_and_output(store):
     result = launch("staged", store)
-    stored = store.load(result.run_id)
-    assert stored.status == "completed" and stored.output == result.result
-    assert sorted(entry.label for entry in stored.journal) == [f"{stage}-{item}" for stage in ("first", "second")
-                                                               for item in "abc"]
-    assert stored.journal_rows()[0]["phase"] == "Stage" and stored.journal[0].tokens > 0
+    record = load_run(result.run_id, store=store)
+    assert record.status == "completed" and record.output == result.result
+    assert sorted(record.journal["label"]) == [f"{stage}-{item}" for stage in ("first", "second") for item in "abc"]
+    assert record.journal["phase"][0] == "Stage" and record.journal["tokens"][0] > 0
     assert store.run_ids() == (result.run_id,)
 
 
@@ -98,8 +98,8 @@ def test_read_events_returns_every_attempt_in_order_and_skips_a_torn_tail(store)
     path = store.paths(first.run_id).events
     path.write_text(path.read_text() + '{"type": "workflow_ag')
     events = store.read_events(first.run_id)
-    assert [event["type"] for event in events].count("task_started") == 2
-    assert events[-1]["type"] == "task_notification" and events[-2]["status"] == "cached"
+    assert [event.type for event in events].count("task_started") == 2
+    assert events[-1].type == "task_notification" and events[-2].type == "calls_cached"
 
 
 def test_events_of_a_run_resumed_after_a_torn_event_line_stay_readable(store):
@@ -107,8 +107,8 @@ def test_events_of_a_run_resumed_after_a_torn_event_line_stay_readable(store):
     with store.paths(first.run_id).events.open("a") as events:
         events.write('{"type": "workflow_agent", "sta')  # a crash mid-write
     launch("sequence", store, resume=first.run_id)
-    started = [event for event in store.read_events(first.run_id) if event["type"] == "task_started"]
-    assert [event["attempt"] for event in started] == [1, 2]
+    started = [event for event in store.read_events(first.run_id) if event.type == "task_started"]
+    assert [event.attempt for event in started] == [1, 2]
 
 
 def test_a_journal_that_resumes_can_always_be_shown(store):
@@ -117,10 +117,10 @@ def test_a_journal_that_resumes_can_always_be_shown(store):
     lines = [json.loads(line) for line in path.read_text().splitlines()]
     lines[3]["label"] = 5  # malformed, but the resume never reads it
     path.write_text("".join(sealed_line(line) for line in lines))
-    with pytest.warns(RuntimeWarning, match="line 4: label: "):
-        stored = store.load(result.run_id)
-    assert [entry.label for entry in stored.journal] == ["step-0", None]
-    assert stored.journal[1].value == "mock answer to step-1" and len(stored.warnings) == 1
+    with pytest.warns(RuntimeWarning, match="line 4: `label` of the wrong type"):
+        record = load_run(result.run_id, store=store)
+    assert record.journal["label"].tolist() == ["step-0", None]
+    assert record.journal["value"][1] == "mock answer to step-1" and len(record.warnings) == 1
     assert launch("sequence", store, resume=result.run_id).task.attempts[-1].cached == 2
 
 
@@ -151,15 +151,16 @@ def test_cli_run_with_a_store_that_is_a_file_exits_2_naming_it(tmp_path, capsys)
 
 def test_an_interrupted_run_summary_counts_every_journaled_call(tmp_path):
     interrupted_store = interrupted_review(tmp_path / "runs")
-    stored = interrupted_store.load(interrupted_store.last_run())
-    assert stored.status == "interrupted"
-    assert len(stored.journal) == KILLED_AFTER
-    usage = stored.snapshot.usage.cumulative  # the call asked as the process died counts, its cost unknown
-    assert usage.agents == len(stored.journal) + 1 and usage.unanswered == 1
-    assert sum(phase.done for phase in stored.snapshot.phases) == len(stored.journal)
-    assert stored.snapshot.usage.attempt.tokens == sum(entry.tokens for entry in stored.journal)
-    assert stored.snapshot.attempts[-1].status == "interrupted"
-    assert interrupted_store.snapshot(stored.run_id) == stored.snapshot
+    record = load_run(store=interrupted_store)
+    calls = record.journal[record.journal["kind"] == "agent"]
+    assert record.status == "interrupted" and len(calls) == KILLED_AFTER
+    usage = record.usage.cumulative  # the call asked as the process died counts, its cost unknown
+    assert usage.agents == len(calls) + 1 and usage.unanswered == 1
+    assert (record.journal["status"] == "unanswered").sum() == 1
+    assert sum(phase.done for phase in record.snapshot.phases) == len(calls)
+    assert record.usage.attempt.tokens == calls["tokens"].sum()
+    assert record.attempts[-1].status == "interrupted"
+    assert interrupted_store.snapshot(record.run_id) == record.snapshot
 
 
 def test_a_live_run_summary_counts_every_call_journaled_so_far(store):
@@ -170,7 +171,7 @@ def test_a_live_run_summary_counts_every_call_journaled_so_far(store):
         ctx.phase("Steps")  # the snapshot is rewritten here, before any call
         for number in range(3):
             await ctx.agent(f"step {number}", label=f"step-{number}")
-        seen["stored"] = store.load(ctx.run_id)
+        seen["stored"] = load_run(ctx.run_id, store=store)
 
     workflows.register({"name": "look", "description": "d", "phases": ["Steps"]}, look)
     launch("look", store, workflows)

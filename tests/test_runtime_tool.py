@@ -10,7 +10,7 @@ import sys
 from types import SimpleNamespace
 
 import pytest
-from runtime_support import registry
+from runtime_support import journal_records, registry
 
 from alp_nb.runtime import (
     WORKFLOW_TOOL,
@@ -114,8 +114,8 @@ def test_resume_workflow_defaults_to_the_last_run_under_its_saved_name_and_args(
 
 def test_review_changes_sample_confirms_only_findings_verified_real(store):
     result = run_workflow_sync("review-changes", {"changes": "diff --git a/x b/x"}, store=store)
-    stored = store.load(result.run_id)
-    verdicts = {entry.label: entry.value for entry in stored.journal if entry.label.startswith("verify:")}
+    verdicts = {line["label"]: line["value"] for line in journal_records(store, result.run_id)
+                if line["label"].startswith("verify:")}
     real = sorted(label.split(":", 2)[2] for label, verdict in verdicts.items() if verdict["isReal"])
     assert sorted(finding["title"] for finding in result.result["confirmed"]) == real
     assert result.task.logs == (f"Confirmed {len(real)} real issues",)

@@ -24,7 +24,7 @@ def on_a_full_disk(store: RunStore, room: int, files: str, *command: str) -> sub
                            "--store", str(store.root)], capture_output=True, text=True, timeout=60)
 
 
-@pytest.mark.parametrize("room", [0, 2_000, 8_000, 16_000])
+@pytest.mark.parametrize("room", [0, 1_500, 5_000, 9_000])
 def test_a_disk_that_fills_during_a_run_ends_it_in_one_line_and_exit_2(tmp_path, room):
     """The whole disk fills after ``room`` bytes: before the first snapshot, in the journal, at a phase's
     snapshot, near the end. Nothing is left half-written and the run (if it began) resumes once there is room."""

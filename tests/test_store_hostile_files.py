@@ -20,6 +20,7 @@ import pytest
 from runtime_support import interrupted_review, launch
 
 from alp_nb.cli import main
+from alp_nb.replay import load_run
 from alp_nb.runtime import RunStore, WorkflowInputError, run_workflow
 
 CHANGES = {"changes": "rename parse() to load()"}
@@ -255,7 +256,7 @@ def test_a_hostile_snapshot_is_corrupt_run_naming_the_file(tmp_path, kind):
     snapshot = json.loads(path.read_text())
     path.write_bytes(hostile(json.dumps({**snapshot, "args": {"x": "HOSTILE"}}), kind))
     with pytest.raises(WorkflowInputError) as refused:
-        store.load(first.run_id)
+        load_run(first.run_id, store=store)
     assert refused.value.code == "CORRUPT_RUN" and refused.value.message.startswith(f"{path.name}: {PROBLEMS[kind]}")
 
 
@@ -276,9 +277,9 @@ def test_a_hostile_event_line_in_the_middle_is_corrupt_run_naming_the_line(tmp_p
     first = launch("sequence", store)
     path = store.paths(first.run_id).events
     lines = path.read_bytes().splitlines(keepends=True)
-    lines[2] = hostile(lines[2].decode().rstrip().removesuffix("}") + ', "x": "HOSTILE"}', kind) + b"\n"
+    lines[1] = hostile(lines[1].decode().rstrip().removesuffix("}") + ', "x": "HOSTILE"}', kind) + b"\n"
     path.write_bytes(b"".join(lines))
     with pytest.raises(WorkflowInputError) as refused:
         store.read_events(first.run_id)
     assert refused.value.code == "CORRUPT_RUN"
-    assert refused.value.message.startswith(f"{path.name} line 3: {PROBLEMS[kind]}")
+    assert refused.value.message.startswith(f"{path.name} line 2: {PROBLEMS[kind]}")

@@ -8,17 +8,18 @@ import re
 from xml.etree import ElementTree
 
 import pytest
-from runtime_support import SiblingFailure, review, run_script
+from runtime_support import SiblingFailure, journal_records, review, run_script
 from widget_support import html_values
 
+from alp_nb.replay import ReplayError, load_run, timeline_of
+from alp_nb.replay.run_calls import RunCalls
+from alp_nb.replay.timeline import CallSpan, Timeline
 from alp_nb.runtime import AnthropicAgentRunner, MockAgentRunner, RunnerOutput, RunStore
 from alp_nb.viz import timeline_layout as layout_module, timeline_picture, timeline_svg
-from alp_nb.viz.timeline import CallSpan, Timeline, timeline_of
 from alp_nb.viz.timeline_layout import MAX_BARS, timeline_layout
 from alp_nb.viz.timeline_picture import RunTimeline
 from alp_nb.viz.timeline_svg import cursor_svg
-from alp_nb.widgets import RunViewer, run_calls as run_calls_module
-from alp_nb.widgets.run_calls import RunCalls
+from alp_nb.widgets import RunViewer
 from alp_nb.widgets.run_viewer import NEARBY
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -47,14 +48,14 @@ def test_the_slider_steps_through_every_call_in_the_order_they_started(store):
     viewer = RunViewer(run)
     spans = timeline_of(run).spans
     assert (viewer.slider.min, viewer.slider.max) == (1, len(spans)) == (1, 10)
-    journal = {entry.key: entry for entry in store.load(run.run_id).journal}
+    journal = {entry["key"]: entry for entry in journal_records(store, run.run_id)}
     cursors = set()
     for position in range(1, len(spans) + 1):
         viewer.slider.value = position
         current = viewer.current
         assert (current.position, current.span) == (position, spans[position - 1])
         entry = journal[current.span.key]
-        assert (current.seq, current.prompt, current.tokens) == (entry.seq, entry.prompt, entry.tokens)
+        assert (current.seq, current.prompt, current.tokens) == (entry["seq"], entry["prompt"], entry["tokens"])
         assert current.outcome == "live" and f"call {position} of 10" in viewer.call.value
         assert "▸ " + str(position) in viewer.nearby.value
         cursors.add(viewer.cursor.value)
@@ -106,13 +107,13 @@ def test_finding_part_of_a_label_ignores_case_goes_round_and_never_spans_two_lab
 def test_a_cached_call_from_a_resumed_run_and_a_failed_call_are_told_apart(store):
     first = review(store)
     resumed = RunViewer(review(store, resume=first.run_id))
-    journal = {entry.key: entry for entry in store.load(first.run_id).journal}
+    journal = {entry["key"]: entry for entry in journal_records(store, first.run_id)}
     resumed.slider.value = 15
     cached = resumed.current
     assert (cached.outcome, cached.span.attempt, cached.tokens) == ("cached", 2, 0)
     entry = journal[cached.span.key]
-    assert (cached.value, cached.answer_tokens, cached.seq) == (entry.to_json()["value"], entry.tokens, entry.seq)
-    assert "served from the journal" in resumed.call.value and f"cost {entry.tokens}" in resumed.call.value
+    assert (cached.value, cached.answer_tokens, cached.seq) == (entry["value"], entry["tokens"], entry["seq"])
+    assert "served from the journal" in resumed.call.value and f"cost {entry['tokens']}" in resumed.call.value
 
     failing = RunViewer((store, failed_run(store).run_id))
     outcomes = {failing.calls.call(index).label: failing.calls.call(index).outcome for index in range(4)}
@@ -120,7 +121,9 @@ def test_a_cached_call_from_a_resumed_run_and_a_failed_call_are_told_apart(store
     failing.jump.value = "broken"
     broken = failing.current
     assert broken.outcome == "failed" and broken.error == "RuntimeError: runner broke: <script>alert(1)</script>"
-    assert (broken.prompt, broken.value, broken.seq) == (None, None, None)
+    ended = {line["label"]: line for line in journal_records(store, failing.calls.record.run_id)
+             if line["kind"] == "spend"}  # the line that says how it ended
+    assert (broken.prompt, broken.value, broken.seq) == (None, None, ended["broken"]["seq"])
     assert "failed: no answer was kept" in failing.call.value
     assert "runner broke: &lt;script&gt;" in failing.call.value
     failing.jump.value = "slow"
@@ -143,15 +146,14 @@ def test_the_progress_counts_each_phases_calls_up_to_the_cursor(store):
 
 def test_every_kind_of_run_gives_its_calls(store):
     run = review(store)
-    stored = store.load(run.run_id)
-    from_run, from_store = RunViewer(run), RunViewer((store, run.run_id))
-    assert from_run.calls.timeline == from_store.calls.timeline == timeline_of(run)
-    from_journal = RunViewer(stored)
-    assert len(from_journal.calls) == len(stored.journal) and from_journal.current.value is not None
+    record = load_run(run.run_id, store=store)
+    from_run, from_store, from_id = RunViewer(run), RunViewer((store, run.run_id)), RunViewer(record)
+    assert from_run.calls.timeline == from_store.calls.timeline == from_id.calls.timeline == timeline_of(run)
+    assert len(from_id.calls) == len(record.journal) and from_id.current.value is not None
     bare = RunViewer(timeline_of(run))
     assert bare.current.span == from_run.current.span and bare.current.prompt is None
-    with pytest.raises(TypeError, match="no timeline of a dict"):
-        RunViewer({"run": run.run_id})  # type: ignore[arg-type]  # the refusal is what is tested
+    with pytest.raises(ReplayError, match="a run is a RunRecord"):
+        RunViewer({"run": run.run_id})
 
 
 def test_a_run_without_calls_shows_an_empty_viewer(store):
@@ -178,7 +180,7 @@ def test_the_viewer_never_runs_anything_nor_writes_to_the_store(store, monkeypat
     for runner in (MockAgentRunner, AnthropicAgentRunner, SiblingFailure):
         monkeypatch.setattr(runner, "run", refuse)
     monkeypatch.setattr("alp_nb.runtime.run.run_workflow", refuse)
-    for run in (resumed, (store, failed.run_id), store.load(first.run_id)):
+    for run in (resumed, (store, failed.run_id), load_run(first.run_id, store=store)):
         viewer = RunViewer(run)
         for position in range(1, viewer.slider.max + 1):
             viewer.slider.value = position
@@ -217,7 +219,7 @@ def test_a_move_on_a_long_run_redraws_only_the_cursor_and_the_call_never_the_tim
 
     for target, name in ((RunTimeline, "to_svg"), (timeline_picture, "timeline_layout"),
                          (layout_module, "timeline_layout"), (timeline_svg, "timeline_svg"),
-                         (run_calls_module, "run_calls"), (RunCalls, "__init__"), (RunStore, "read_journal")):
+                         (RunCalls, "__init__"), (RunStore, "read_journal")):
         monkeypatch.setattr(target, name, redrawn)
     made = []
     build = RunCalls.call

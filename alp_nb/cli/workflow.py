@@ -17,7 +17,6 @@ from typing import Any, NamedTuple, Self, TextIO
 from alp_nb.base.untrusted_json import UntrustedJson, loads_untrusted
 from alp_nb.runtime import (
     DEFAULT_REGISTRY,
-    RunStore,
     WorkflowInputError,
     WorkflowRun,
     load_workflow_file,
@@ -25,7 +24,7 @@ from alp_nb.runtime import (
     run_workflow,
 )
 from alp_nb.runtime.meta import validate_args
-from alp_nb.viz.runs import CallTally, event_line, progress_bar, run_text, stored_run_text, workflow_registry_text
+from alp_nb.viz.runs import CallTally, event_line, progress_bar, run_text, workflow_registry_text
 from alp_nb.viz.terminal import print_lines
 
 STORE_HELP = "run store folder (default: ./.alp-runs)"
@@ -107,10 +106,13 @@ def _load_script(path: str | None) -> None:
 
 
 def _show(args: argparse.Namespace) -> int:
-    """One page of the run's calls (a run of 200,000 calls is 10,000 pages), or every call with ``--all``."""
-    stored = RunStore(args.store).load(args.run_id)  # its reader's warnings reach stderr one line each (cli main)
-    shown = stored if args.all else stored.page(args.page)
-    print_lines(*stored_run_text(shown, every_call=args.all, show_warnings=False).split("\n"))
+    """One page of the run's journal (a run of 200,000 calls is 10,000 pages), or every row with ``--all``."""
+    from alp_nb.replay.record import load_run
+    from alp_nb.viz.records import run_record_text
+
+    record = load_run(args.run_id, store=args.store)  # its readers' warnings reach stderr one line each (cli main)
+    print_lines(*run_record_text(record if args.all else record.page(args.page), every_row=args.all,
+                                 show_warnings=False).split("\n"))
     return 0
 
 
@@ -164,9 +166,9 @@ def _report(run: WorkflowRun, where: _Where) -> int:
         return 0
     task = run.task
     if task.error_code == "BUDGET_EXCEEDED" and task.budget is not None:  # the same command would stop at once
-        spent = task.usage.cumulative.tokens
-        print_lines(f"BUDGET     {spent} of {task.budget} tokens spent; to go on, raise it: "
-                    f"{_resume_hint(run.run_id, where, '')} --budget N (N above {max(spent, task.budget)})")
+        spent = task.usage.cumulative.counted
+        print_lines(f"RAISE      the budget to go on: {_resume_hint(run.run_id, where, '')} --budget N "
+                    f"(N above {max(spent, task.budget)})")
         return 1
     print(_resume_hint(run.run_id, where, "RESUME     "))
     return 1

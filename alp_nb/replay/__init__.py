@@ -20,8 +20,17 @@ if TYPE_CHECKING:
     from .errors import REPLAY_ERROR_CODES as REPLAY_ERROR_CODES, ReplayError as ReplayError
     from .forks import fork_run as fork_run
     from .listing import RUN_LIST_COLUMNS as RUN_LIST_COLUMNS, list_runs as list_runs
+    from .locate import record_of as record_of, timeline_of as timeline_of
     from .plan import ResumePlan as ResumePlan, plan_resume as plan_resume
     from .record import JOURNAL_COLUMNS as JOURNAL_COLUMNS, RunRecord as RunRecord, load_run as load_run
+    from .run_calls import RunCall as RunCall, RunCalls as RunCalls
     from .session import Divergence as Divergence, ReplayCall as ReplayCall, ReplaySession as ReplaySession
+    from .timeline import (
+        CALL_OUTCOMES as CALL_OUTCOMES,
+        AttemptStart as AttemptStart,
+        CallSpan as CallSpan,
+        PhaseTokens as PhaseTokens,
+        Timeline as Timeline,
+    )
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from alp_nb.runtime.store import RunStore
 
-from .locate import locate_run
-from .record import RunRecord, load_run
+from .locate import record_of
+from .record import RunRecord
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -65,7 +65,7 @@ def compare_runs(a: Any, b: Any, *, store: RunStore | str | os.PathLike[str] | N
     """Compare two runs (RunRecords, WorkflowRuns, ``(RunStore, run_id)`` or run ids in ``store``)."""
     import pandas as pd
 
-    first, second = _record(a, store), _record(b, store)
+    first, second = record_of(a, store), record_of(b, store)
     left, right = dict(_paired(first)), dict(_paired(second))
     rows = []
     for slot in [*left, *(slot for slot in right if slot not in left)]:
@@ -84,20 +84,12 @@ def compare_runs(a: Any, b: Any, *, store: RunStore | str | os.PathLike[str] | N
     return RunComparison(first, second, frame)
 
 
-def _record(run: Any, store: RunStore | str | os.PathLike[str] | None) -> RunRecord:
-    if isinstance(run, RunRecord):
-        return run
-    found_store, run_id = locate_run(run, store)
-    return load_run(run_id, store=found_store)
-
-
 def _paired(record: RunRecord) -> Iterator[tuple[tuple[str, int], dict[str, Any]]]:
     """Each call line of ``record`` under its slot: (its label, or key without one; which call of that label)."""
     journal = record.journal
     calls = journal[journal["kind"] == "agent"]
     if record.snapshot.fork is not None:  # a fork's copied lines are its calls only where its script asked them
-        served = {event.get("key") for event in record.events
-                  if event.get("type") == "workflow_agent" and event.get("status") == "cached"}
+        served = {span.key for span in record.timeline.spans if span.outcome == "cached"}
         calls = calls[calls["attempt"].notna() | calls["key"].isin(served)]
     seen: dict[str, int] = {}
     for row in calls[["seq", "key", "label", "value", "tokens"]].to_dict("records"):

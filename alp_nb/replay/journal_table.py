@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from alp_nb.runtime.errors import WorkflowInputError
+from alp_nb.runtime.journal import Unanswered
 from alp_nb.runtime.snapshot import Attempt
 
 if TYPE_CHECKING:
@@ -28,13 +29,16 @@ if TYPE_CHECKING:
 
 JOURNAL_COLUMNS: tuple[str, ...] = (
     "seq", "key", "kind", "label", "phase", "status", "cached", "tokens", "attempt", "started", "ended", "duration",
-    "prompt", "value", "recovered",
+    "prompt", "value", "error", "recovered",
 )
 """The columns of ``RunRecord.journal``, in order."""
 
-KINDS = ("agent", "spend")
+KINDS = ("agent", "spend", "ask")
+"""The kinds of rows: a call's answer kept, an answer paid for but not kept, a call asked and never answered."""
 DONE = "done"
 """The status of a call line (a spend line's status is its ``reason``)."""
+UNANSWERED = "unanswered"
+"""The status of an ask row: the runner was asked and no line says how it answered."""
 BAD_FIELD_WARNINGS = 20
 """The most lines a malformed-field warning names one by one; the rest are counted."""
 S16_FINAL = ("completed", "failed")
@@ -55,9 +59,11 @@ class JournalColumns:
         self.label: list[Any] = []
         self.prompt: list[Any] = []
         self.value: list[Any] = []
+        self.error: list[Any] = []
         self.phases: dict[str, int] = {}
         self.statuses: dict[str, int] = {DONE: 0}
         self.bad_fields: list[tuple[int, str]] = []
+        self.asks_added = False
         self.on_record = self._handler()
 
     def _handler(self) -> Any:
@@ -67,8 +73,8 @@ class JournalColumns:
         add_seq, add_line, add_tokens = self.seq.append, self.line.append, self.tokens.append
         add_started, add_ended = self.started.append, self.ended.append
         add_kind, add_phase, add_status = self.kind.append, self.phase.append, self.status.append
-        add_key, add_label, add_prompt, add_value = (self.key.append, self.label.append, self.prompt.append,
-                                                     self.value.append)
+        add_key, add_label, add_prompt, add_value, add_error = (self.key.append, self.label.append, self.prompt.append,
+                                                                self.value.append, self.error.append)
 
         def code(names: dict[str, int], text: Any, line_no: int, field: str) -> int:
             if text is None:
@@ -120,8 +126,30 @@ class JournalColumns:
                 text = None
             add_prompt(text)
             add_value(None if spend else record["value"])
+            add_error(_why(record) if spend else None)
 
         return on_record
+
+    def add_unanswered(self, asks: Iterable[Unanswered], status_name: str = UNANSWERED) -> None:
+        """A row for each call asked and never answered (read from its ask line; ``status_name`` ``in flight``
+        for a run still going); ``frame`` puts the rows back in the order of their lines."""
+        status = self.statuses.setdefault(status_name, len(self.statuses))
+        for ask in asks:
+            self.asks_added = True
+            self.seq.append(ask.seq)
+            self.line.append(ask.line)
+            self.tokens.append(0)
+            self.key.append(ask.key)
+            self.kind.append(2)
+            self.status.append(status)
+            phase = ask.phase
+            self.phase.append(-1 if not isinstance(phase, str) else self.phases.setdefault(phase, len(self.phases)))
+            self.started.append(math.nan if ask.started is None else ask.started)
+            self.ended.append(math.nan)
+            self.label.append(ask.label if isinstance(ask.label, str) else None)
+            self.prompt.append(None)
+            self.value.append(None)
+            self.error.append(None)
 
     def __len__(self) -> int:
         return len(self.key)
@@ -166,12 +194,23 @@ class JournalColumns:
             "duration": ended - started,
             "prompt": _objects(self.prompt),
             "value": _objects(self.value),
+            "error": _objects(self.error),
             "recovered": recovered,
         }
-        return pd.DataFrame(columns, columns=list(JOURNAL_COLUMNS))
+        frame = pd.DataFrame(columns, columns=list(JOURNAL_COLUMNS))
+        if self.asks_added:  # the ask rows came last: every row in the order of its line
+            frame = frame.iloc[self.order()].reset_index(drop=True)
+        return frame
+
+    def order(self) -> np.ndarray:
+        """The rows in the order of their lines in the file."""
+        import numpy as np
+
+        lines = _integers(self.line)
+        return np.argsort(lines, kind="stable") if self.asks_added else np.arange(len(lines))
 
     def line_numbers(self) -> np.ndarray:
-        return _integers(self.line)
+        return _integers(self.line)[self.order()]
 
 
 @dataclass(frozen=True)
@@ -254,6 +293,16 @@ def attribute_s16(snapshot: Mapping[str, Any], line_numbers: np.ndarray, attempt
 
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
+
+
+def _why(record: Mapping[str, Any]) -> str | None:
+    """What a spend line says of why its answer was not kept: the runner's error, or the schema's issues."""
+    error, issues = record.get("error"), record.get("issues")
+    if isinstance(error, str):
+        return error
+    if isinstance(issues, list) and all(isinstance(issue, str) for issue in issues):
+        return "; ".join(issues)
+    return None
 
 
 def _integers(values: array[int]) -> np.ndarray:

@@ -1,4 +1,5 @@
-"""Which stored run a replay function is given: a record, a run just made, ``(store, run_id)`` or a run id."""
+"""Which stored run a replay function or a view is given: a record, a run just made, ``(store, run_id)`` or a run id;
+and the one coercion of any of them into the read model, a ``RunRecord``."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from alp_nb.runtime.run import WorkflowRun
 from alp_nb.runtime.store import RunStore
 
 from .errors import ReplayError
-from .record import store_of
+from .record import RunRecord, load_run, store_of
+from .timeline import Timeline
 
 
 def locate_run(run: Any, store: RunStore | str | os.PathLike[str] | None = None) -> tuple[RunStore, str]:
@@ -29,3 +31,17 @@ def locate_run(run: Any, store: RunStore | str | os.PathLike[str] | None = None)
         return record_store, validate_run_id(run_id)
     raise ReplayError("INVALID_OPTION", "a run is a RunRecord, a WorkflowRun, (RunStore, run_id) or a run id, not "
                       f"{type(run).__name__}")
+
+
+def record_of(run: Any, store: RunStore | str | os.PathLike[str] | None = None) -> RunRecord:
+    """The one read model of any run a view is given: a ``RunRecord`` as it is; a ``WorkflowRun``,
+    ``(RunStore, run_id)`` or a run id (in ``store``, default ``./.alp-runs``) read once with ``load_run``."""
+    if isinstance(run, RunRecord):
+        return run
+    located_store, run_id = locate_run(run, store)
+    return load_run(run_id, store=located_store)
+
+
+def timeline_of(run: Any) -> Timeline:
+    """The timeline of a run: a ``Timeline`` as it is, else the timeline of ``record_of(run)``."""
+    return run if isinstance(run, Timeline) else record_of(run).timeline

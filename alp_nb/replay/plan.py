@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from itertools import zip_longest
 from typing import TYPE_CHECKING, Any
@@ -37,11 +37,13 @@ from alp_nb.runtime.journal import JournalRead
 from alp_nb.runtime.keys import canonical_dumps
 from alp_nb.runtime.resume import decide_resume, spent_text
 from alp_nb.runtime.saved_workflows import DEFAULT_REGISTRY, WorkflowRegistry
-from alp_nb.runtime.store import JOURNAL_PAGE_SIZE, RunStore
+from alp_nb.runtime.store import RunStore
+from alp_nb.runtime.stored_events import AgentEvent, TaskStarted
 from alp_nb.runtime.sync import run_sync
 
 from .errors import ReplayError
-from .record import store_of
+from .record import JOURNAL_PAGE_SIZE, store_of
+from .timeline import attempt_finder
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -195,7 +197,7 @@ async def _plan(run_id: str | None, store: Any, registry: WorkflowRegistry | Non
             raise WorkflowInputError("RUN_NOT_FOUND", f"no run to plan in {store.root}: it names no last run")
     snapshot = store.read_snapshot(run_id)  # as stored: no lock is taken, so nothing is caught up or created
     saved = registry.get(snapshot.workflow_name)
-    lines = _JournalLines()
+    lines = _JournalLines(attempt_finder(snapshot))
     journal = store.read_journal(snapshot, on_record=lines.on_record)  # warns of torn and missing lines itself
     found = list(journal.warnings)
 
@@ -241,13 +243,17 @@ class _Line:
 
 class _JournalLines:
     """What the plan keeps of each journal line the reader accepts (its ``on_record``): the calls by key and by
-    label, the keys whose answers were refused or not JSON, cancelled, or replaced by a fork."""
+    label, why a call's answer failed (the runner's error, the schema's issues), the calls cancelled (in which
+    attempt, and whether an answer was paid for), the attempts in which a call failed, and the answers replaced
+    by a fork."""
 
-    def __init__(self) -> None:
+    def __init__(self, attempt_of: Callable[[int | None], int]) -> None:
+        self.attempt_of = attempt_of
         self.by_key: dict[str, _Line] = {}
         self.by_label: dict[str, list[_Line]] = {}
         self.bad: dict[str, str] = {}
-        self.cancelled: set[str] = set()
+        self.cancelled: dict[str, tuple[int, bool]] = {}
+        self.failed_in: set[int] = set()
         self.overridden: set[str] = set()
         self.unlabelled = 0
 
@@ -257,9 +263,14 @@ class _JournalLines:
         if record.get("kind") == "spend":
             reason = record.get("reason")
             if reason in BAD_ANSWERS:
-                self.bad.setdefault(key, reason)
+                said, issues = record.get("error"), record.get("issues")
+                why = said if isinstance(said, str) else BAD_ANSWERS[reason]
+                if isinstance(issues, list) and issues and all(isinstance(issue, str) for issue in issues):
+                    why += ": " + "; ".join(issues)
+                self.bad[key] = why
+                self.failed_in.add(self.attempt_of(seq))
             elif reason == "cancelled":
-                self.cancelled.add(key)
+                self.cancelled[key] = (self.attempt_of(seq), bool(record.get("tokens")))
             return
         phase = record.get("phase")
         line = _Line(seq, key, label, phase if isinstance(phase, str) else None, record.get("prompt"),
@@ -300,27 +311,21 @@ def _events(store: RunStore, run_id: str, found: list[str]) -> _Events:
     attempt = 0
     failed_in: set[int] = set()
     cancelled_in: dict[str, int] = {}
-    for event in events:
-        if not isinstance(event, Mapping):
-            continue
-        kind = event.get("type")
-        if kind == "task_started":
+    for event in events:  # format 1 files hold a line per call step; format 2 files none (the journal has them)
+        if isinstance(event, TaskStarted):
             attempt += 1
             continue
-        if kind != "workflow_agent":
+        if not isinstance(event, AgentEvent):
             continue
-        status, key, label = event.get("status"), event.get("key"), event.get("label")
-        if not isinstance(key, str):
-            continue
+        status, key, label = event.status, event.key, event.label
         if status == "started":
             seen.unfinished.add(key)
         elif status in ENDED:
             seen.unfinished.discard(key)
         if status == "failed":
-            said = event.get("error")
-            why = said if isinstance(said, str) else "failed"
+            why = event.error or "failed"
             seen.failed_keys[key] = why
-            if isinstance(label, str):
+            if label is not None:
                 seen.failed_labels[label] = why
             failed_in.add(attempt)
         elif status == "cancelled":
@@ -366,9 +371,7 @@ def _classified(rehearsal: DryRun, journal: JournalRead, lines: _JournalLines, e
             if call.after_live:
                 detail = _joined(detail, "after a live call: cached only if the real answer asks it the same way")
         else:
-            reason, detail = _reason(call, lines, events, served, completed)
-            if call.key in unknown:
-                detail = _joined(detail, "asked before and never answered on record: what that cost is unknown")
+            reason, detail = _reason(call, lines, events, served, completed, unknown)
         if call.outcome == "failed":
             detail = _joined(detail, f"the dry run stopped here: {call.error}")
         saved += save
@@ -388,26 +391,28 @@ def _classified(rehearsal: DryRun, journal: JournalRead, lines: _JournalLines, e
     return frame, PlanTotals(calls=total, cached=cached, live=total - cached, tokens_saved=saved)
 
 
-def _reason(call: CallRecord, lines: _JournalLines, events: _Events, served: set[int],
-            completed: bool) -> tuple[str, str]:
+def _reason(call: CallRecord, lines: _JournalLines, events: _Events, served: set[int], completed: bool,
+            unknown: set[str]) -> tuple[str, str]:
     """A live call's reason and detail: the first of ``REASONS`` that holds."""
     if call.after_live:
         return DOWNSTREAM, "asked after a live call, with a stand-in answer: the real one may change it"
     changed = _changed(call, lines, served)
     if changed is not None:
         return changed
-    failed = events.failed_keys.get(call.key)
-    if failed is None and call.key in lines.bad:
-        failed = BAD_ANSWERS[lines.bad[call.key]]
-    if failed is None:
-        failed = events.failed_labels.get(call.label)
+    failed = lines.bad.get(call.key) or events.failed_keys.get(call.key) or events.failed_labels.get(call.label)
     if failed is not None:
         return FAILED_BEFORE, _clip(failed, 2 * DETAIL_CHARS)
+    if call.key in lines.cancelled:
+        attempt, paid = lines.cancelled[call.key]
+        if paid:
+            return NEVER_JOURNALED, "cancelled as its answer arrived (paid for, not kept)"
+        return NEVER_JOURNALED, ("cancelled when a sibling failed" if attempt in lines.failed_in
+                                 else "cancelled when the run was stopped")
     if call.key in events.cancelled:
         return NEVER_JOURNALED, ("cancelled when a sibling failed" if events.cancelled[call.key]
                                  else "cancelled when the run was stopped")
-    if call.key in lines.cancelled:
-        return NEVER_JOURNALED, "cancelled as its answer arrived (paid for, not kept)"
+    if call.key in unknown:
+        return NEVER_JOURNALED, "asked and never answered: the run was interrupted (what that cost is unknown)"
     if call.key in events.unfinished:
         return NEVER_JOURNALED, "started but never finished: the run was interrupted"
     if lines.unlabelled:

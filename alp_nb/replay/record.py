@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import time
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -24,16 +25,32 @@ from alp_nb.base.safe_files import open_regular
 from alp_nb.base.untrusted_json import UntrustedJson, loads_untrusted
 from alp_nb.runtime.errors import WorkflowInputError
 from alp_nb.runtime.journal import JournalEntry, JournalRead
-from alp_nb.runtime.snapshot import Attempt, RunSnapshot, UsageReport, parse_snapshot
-from alp_nb.runtime.store import JOURNAL_PAGE_SIZE, RunStore, run_error
+from alp_nb.runtime.keys import validate_run_id
+from alp_nb.runtime.snapshot import Attempt, RunSnapshot, UsageReport, parse_snapshot, run_budget
+from alp_nb.runtime.store import RunStore, run_error
 from alp_nb.runtime.store_files import parse_store_json, read_store_file, store_file
+from alp_nb.runtime.stored_events import RunEvent
 
 from .errors import ReplayError
-from .journal_table import JOURNAL_COLUMNS as JOURNAL_COLUMNS, JournalColumns, attribute, attribute_s16
+from .journal_table import (
+    JOURNAL_COLUMNS as JOURNAL_COLUMNS,
+    UNANSWERED,
+    JournalColumns,
+    attribute,
+    attribute_s16,
+)
 
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
+
+    from .run_calls import RunCalls
+    from .timeline import Timeline
+
+JOURNAL_PAGE_SIZE = 20
+"""The rows a view of a record shows at once (``RunRecord.page(n)`` picks the page)."""
+IN_FLIGHT = "in flight"
+"""The status of an ask row of a run still going: its runner has not answered yet."""
 
 Source = Literal["alp", "s16"]
 
@@ -60,6 +77,8 @@ class RunRecord:
     warnings: tuple[str, ...] = ()
     line_numbers: np.ndarray | None = field(default=None, repr=False)
     journal_page: int = 1
+    read_at: float = 0.0
+    """When the files were read (Unix seconds): a record is what the run was then."""
 
     def __repr__(self) -> str:
         error = self.error
@@ -85,8 +104,33 @@ class RunRecord:
 
     @property
     def usage(self) -> UsageReport:
-        """Agents and tokens of the last attempt and of all attempts."""
+        """Agents and tokens of the last attempt and of all attempts (an s16 snapshot's totals: its lines hold no
+        tokens)."""
         return self.snapshot.usage
+
+    @property
+    def budget(self) -> int | None:
+        """The token budget the run stands under (its args', or the last one raised on resume); None without one."""
+        return run_budget(self.snapshot)
+
+    def spent_by_phase(self) -> pd.Series:
+        """The tokens the journal's lines hold, by phase, in all attempts (a Series; s16 lines hold none)."""
+        return self.journal.groupby("phase", observed=True)["tokens"].sum()
+
+    @cached_property
+    def timeline(self) -> Timeline:
+        """The run's calls over time (``replay.timeline``), made once, from the journal and the events."""
+        from .timeline import record_timeline
+
+        return record_timeline(self)
+
+    @cached_property
+    def calls(self) -> RunCalls:
+        """Every call of the run in the order they started, with its journal row: what viewers step through and
+        filter (``replay.run_calls``)."""
+        from .run_calls import RunCalls
+
+        return RunCalls(self)
 
     @property
     def result(self) -> Any:
@@ -94,9 +138,8 @@ class RunRecord:
         return self.output if self.status == "completed" else None
 
     @cached_property
-    def events(self) -> list[dict[str, Any]]:
-        """Every event of every attempt (read on first use: a run holds two or more per call); an s16 run has
-        none on disk."""
+    def events(self) -> list[RunEvent]:
+        """Every event of every attempt, as typed models (read on first use); an s16 run has none on disk."""
         return self.store.read_events(self.run_id)
 
     @property
@@ -109,8 +152,9 @@ class RunRecord:
         if type(number) is not int or not 1 <= number <= self.pages:
             raise ReplayError("INVALID_OPTION", f"page must be a whole number from 1 to {self.pages}, not {number!r}")
         shown = replace(self, journal_page=number)
-        if "events" in self.__dict__:
-            shown.__dict__["events"] = self.__dict__["events"]
+        for made in ("events", "timeline", "calls", "_offsets"):  # read or made once, shared by every page
+            if made in self.__dict__:
+                shown.__dict__[made] = self.__dict__[made]
         return shown
 
     def page_rows(self) -> pd.DataFrame:
@@ -172,12 +216,14 @@ def load_run(run_id: str | None = None, store: RunStore | str | os.PathLike[str]
     ``./.alp-runs``) into a ``RunRecord``.
 
     ``journal`` has one row per line the runtime accepts (call lines and spend lines; a call recorded twice with
-    the same value once), in file order:
+    the same value once), and one for each call asked and never answered (its ask line), in file order:
 
-    - ``seq`` (the line's, or its position in an s16 journal), ``key``, ``kind`` (``agent`` or ``spend``);
+    - ``seq`` (the line's, or its position in an s16 journal), ``key``, ``kind`` (``agent``, ``spend`` or
+      ``ask``);
     - ``label``, ``phase``, ``prompt`` (None where the line has none), ``tokens``;
     - ``status``: ``done`` for a call line, a spend line's ``reason`` (``retried``, ``refused``, ``not JSON``,
-      ``cancelled``);
+      ``cancelled``, ``failed``), ``unanswered`` for an ask (``in flight`` while the run is still going);
+    - ``error``: why a spend line's answer was not kept (the runner's error, or the schema's issues);
     - ``attempt``: the attempt that wrote the line, from the attempts' ``first_seq`` (<NA> where the snapshot
       does not say); ``cached``: written by an attempt before the run's last one, so the last attempt (or a
       resume) gets it from the journal;
@@ -190,6 +236,8 @@ def load_run(run_id: str | None = None, store: RunStore | str | os.PathLike[str]
     or an events line, named), ``JOURNAL_CORRUPT`` or ``JOURNAL_TAMPERED`` (the journal line, named),
     ``UNSAFE_STORE_FILE``; ``ReplayError`` ``STORE_NOT_FOUND`` when the store folder does not exist.
     """
+    if run_id is not None:
+        validate_run_id(run_id)  # a bad id is refused before anything is looked up
     store = store_of(store)
     if run_id is None:
         run_id = store.last_run()
@@ -210,6 +258,7 @@ def load_run(run_id: str | None = None, store: RunStore | str | os.PathLike[str]
     ours = columns.warnings()
     if snapshot.status == "running":
         snapshot = store.caught_up(snapshot, _with_phases(read, columns))
+    columns.add_unanswered(read.unanswered, IN_FLIGHT if snapshot.status == "running" else UNANSWERED)
     line_numbers = columns.line_numbers()
     if source == "s16":
         number = snapshot.attempts[0].number if snapshot.attempts else 1
@@ -222,7 +271,8 @@ def load_run(run_id: str | None = None, store: RunStore | str | os.PathLike[str]
     for message in ours:  # as the journal reader warns of its own: a command line prints each on stderr
         warnings.warn(message, RuntimeWarning, stacklevel=2)
     return RunRecord(run_id=run_id, store=store, snapshot=snapshot, journal=columns.frame(attribution),
-                     output=store.read_output(run_id), source=source, warnings=found, line_numbers=line_numbers)
+                     output=store.read_output(run_id), source=source, warnings=found, line_numbers=line_numbers,
+                     read_at=time.time())
 
 
 def store_of(store: RunStore | str | os.PathLike[str] | None) -> RunStore:

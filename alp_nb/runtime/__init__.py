@@ -50,7 +50,8 @@ if TYPE_CHECKING:
         Usage as Usage,
         UsageReport as UsageReport,
     )
-    from .store import RunStore as RunStore, StoredRun as StoredRun
+    from .store import RunStore as RunStore
+    from .stored_events import RunEvent as RunEvent
     from .tool import WORKFLOW_TOOL as WORKFLOW_TOOL, call_workflow_tool as call_workflow_tool
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)

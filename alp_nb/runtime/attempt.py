@@ -151,7 +151,7 @@ class AttemptState:
         self.cached += 1
         if phase is not None:
             self.count(phase, CACHED)
-        self.events.agent_event("cached", key, label, phase, workflow)
+        self.events.agent_event("cached", key, label, phase, workflow, seq=hit[2])
         return hit[0]
 
     async def share(self, key: str, label: str, prompt: str, schema: Any, phase: str | None,
@@ -203,8 +203,8 @@ class AttemptState:
                     raise
                 except BaseException as error:
                     self.count(phase, FAILED)
-                    events.publish(_tagged({"type": "workflow_agent", "status": "failed", "key": key,
-                                            "label": label, "phase": phase, "error": describe(error)}, workflow))
+                    events.tell(_tagged({"type": "workflow_agent", "status": "failed", "key": key, "label": label,
+                                         "phase": phase, "error": describe(error)}, workflow))
                     raise
             self.cache[key] = (value, tokens, seq)
         finally:
@@ -232,14 +232,14 @@ class AttemptState:
         verdict = contract.validate(value)
         if verdict.ok:
             return value, tokens, 1
-        self._spend(key, label, phase, tokens, 1, "retried")
-        self.events.publish(_tagged({"type": "workflow_agent", "status": "retry", "key": key, "label": label,
-                                     "phase": phase, "issues": list(verdict.issues)}, workflow))
+        self._spend(key, label, phase, tokens, 1, "retried", issues=list(verdict.issues))
+        self.events.tell(_tagged({"type": "workflow_agent", "status": "retry", "key": key, "label": label,
+                                  "phase": phase, "issues": list(verdict.issues)}, workflow))
         output = await self._ask(key, label, prompt + RETRY_REMINDER, schema, phase, 2)
         value, tokens = self._take(output, key, label, phase, 2)
         verdict = contract.validate(value)
         if not verdict.ok:
-            self._spend(key, label, phase, tokens, 2, "refused")
+            self._spend(key, label, phase, tokens, 2, "refused", issues=list(verdict.issues))
             raise WorkflowInputError(
                 "INVALID_OUTPUT",
                 f"agent `{label}` returned output that does not match its schema after one retry: "
@@ -254,7 +254,7 @@ class AttemptState:
         record: dict[str, Any] = {"key": key, "kind": "ask", "label": label}
         if phase is not None:
             record["phase"] = phase
-        record["attempts"] = answer
+        record.update(attempts=answer, started=time.time())
         self.write(record)
         try:
             output = self._invoke(prompt, schema, label)
@@ -267,8 +267,8 @@ class AttemptState:
                 except asyncio.CancelledError:  # the runner's coroutine stopped with it: it handed back nothing
                     self._spend_or_leave_unanswered(key, label, phase, answer)
                     raise
-        except Exception:
-            self._spend(key, label, phase, 0, answer, "failed")
+        except Exception as error:
+            self._spend(key, label, phase, 0, answer, "failed", error=describe(error))
             raise
         return output
 
@@ -286,8 +286,8 @@ class AttemptState:
             late = _settled_answer(future)
             if late is not None:
                 self._spend(key, label, phase, self._charge(late, label), answer, "cancelled")
-            elif future.done() and not future.cancelled() and isinstance(future.exception(), Exception):
-                self._spend(key, label, phase, 0, answer, "failed")
+            elif future.done() and not future.cancelled() and isinstance(raised := future.exception(), Exception):
+                self._spend(key, label, phase, 0, answer, "failed", error=describe(raised))
             else:  # abandoned while out, or answered with something that is not a runner's output
                 future.cancel()
                 self.unanswered += 1
@@ -324,12 +324,14 @@ class AttemptState:
             self._spend(key, label, phase, tokens, answer, "not JSON")
             raise
 
-    def _spend(self, key: str, label: str, phase: str | None, tokens: int, answer: int, reason: str) -> None:
-        """Journal an answer paid for but not kept (a spend line), so its tokens outlive a crash."""
+    def _spend(self, key: str, label: str, phase: str | None, tokens: int, answer: int, reason: str,
+               **detail: Any) -> None:
+        """Journal an answer paid for but not kept (a spend line), so its tokens outlive a crash; ``detail`` is
+        what says why (``error``, ``issues``)."""
         record: dict[str, Any] = {"key": key, "kind": "spend", "label": label}
         if phase is not None:
             record["phase"] = phase
-        record.update(tokens=tokens, attempts=answer, reason=reason)
+        record.update(tokens=tokens, attempts=answer, reason=reason, ended=time.time(), **detail)
         self.write(record)
 
     def _charge(self, output: Any, label: str) -> int:

@@ -1,24 +1,29 @@
-"""Live progress: every event goes to the run's subscribers as it happens and to ``<runId>.events.jsonl``.
+"""Live progress: every event goes to the run's subscribers as it happens; what the journal does not already say
+goes to ``<runId>.events.jsonl`` too.
 
-An event is a JSON-ready dict with ``type``, its fields and ``ts`` (seconds
-since the epoch):
+An event is a JSON-ready dict with ``type``, its fields and ``ts`` (seconds since the epoch):
 
-- ``async_launched`` {runId, taskId, workflowName, resumed, attempt}
+- ``async_launched`` {runId, taskId, workflowName, resumed, attempt, format}
 - ``task_started`` {runId, taskId, workflowName, attempt}
 - ``workflow_phase`` {title}
 - ``workflow_agent`` {status: started|done|cached|retry|failed|cancelled, key, label, phase; ``tokens`` when
-  done; ``issues`` on retry; ``error`` when failed}
+  done; ``seq`` when cached (the journal line it was served from); ``issues`` on retry; ``error`` when failed}
 - ``workflow_log`` {message}
 - ``task_notification`` {runId, status, agents, tokens, cumulativeAgents, cumulativeTokens, outputFile, error}
   — always the last event of a ``run_workflow`` call, even one refused before launch (then runId is null).
 
 Events of a nested ``workflow()`` carry ``workflow`` (its name); it has no task events of its own.
+
+On disk (``format`` 2). The journal already says when every call it holds was asked, how it ended and what it
+cost, so the file keeps only what it does not: the lifecycle, phases, log lines, the ending, and the calls served
+from the journal, a few bytes each: one ``calls_cached`` {seqs} line per flush lists the journal seqs served
+since the last. A ``workflow_agent`` event reaches subscribers only. Files written before (no ``format``: format
+1) hold a ``workflow_agent`` line for every call, and still read.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import time
 import warnings
@@ -32,10 +37,10 @@ from .store_files import inaccessible, open_store_file, store_file, write_all
 
 Event = dict[str, Any]
 Subscriber = Callable[[Event], Any]
+EVENTS_FORMAT = 2
+"""The format of the events file written here (said on each attempt's ``async_launched``)."""
 
-
-_encode = line_encoder(default=str)
-_string = json.encoder.encode_basestring
+_encode = line_encoder(default=str, compact=True)
 
 
 def _open_after_last_line(path: Path, *, fresh: bool) -> int:
@@ -62,8 +67,9 @@ def _open_after_last_line(path: Path, *, fresh: bool) -> int:
 
 
 class EventLog:
-    """Fans events out to subscribers and appends them, buffered, to the events file (if any). A failed write
-    (a full disk) is STORE_INACCESSIBLE naming the file; what was buffered is then dropped, never retried."""
+    """Fans events out to subscribers, and appends those the journal does not hold, buffered, to the events file
+    (if any). A failed write (a full disk) is STORE_INACCESSIBLE naming the file; what was buffered is then
+    dropped, never retried."""
 
     BUFFER = 1 << 16
 
@@ -73,12 +79,7 @@ class EventLog:
         self._fd = -1 if path is None else _open_after_last_line(path, fresh=fresh)
         self._pending: list[str] = []
         self._pending_size = 0
-
-    def _write(self, line: str) -> None:
-        self._pending.append(line)
-        self._pending_size += len(line)
-        if self._pending_size >= self.BUFFER:
-            self.flush()
+        self._cached: list[int] = []  # journal seqs served since the last flush
 
     def emit(self, event_type: str, **fields: Any) -> Event:
         return self.publish({"type": event_type, **fields})
@@ -92,6 +93,29 @@ class EventLog:
             self._notify(event)
         return event
 
+    def tell(self, event: Event) -> None:
+        """Stamp ``ts`` on an event about one call and hand it to the subscribers only: the journal holds it."""
+        if self._subscribers:
+            event["ts"] = time.time()
+            self._notify(event)
+
+    def agent_event(self, status: str, key: str, label: str, phase: str | None, workflow: str | None,
+                    tokens: int | None = None, seq: int | None = None) -> None:
+        """The per-call ``workflow_agent`` event (started, done, cached, cancelled), for subscribers; a cached
+        call's seq joins the next ``calls_cached`` line, the one trace a cached call leaves on disk."""
+        if seq is not None and self._fd >= 0:
+            self._cached.append(seq)
+        if self._subscribers:
+            event: Event = {"type": "workflow_agent", "status": status, "key": key, "label": label, "phase": phase}
+            if tokens is not None:
+                event["tokens"] = tokens
+            if seq is not None:
+                event["seq"] = seq
+            if workflow is not None:
+                event["workflow"] = workflow
+            event["ts"] = time.time()
+            self._notify(event)
+
     def _notify(self, event: Event) -> None:
         for subscriber in tuple(self._subscribers):
             try:
@@ -101,28 +125,16 @@ class EventLog:
                 warnings.warn(f"event subscriber {subscriber!r} raised {error!r}; unsubscribed", RuntimeWarning,
                               stacklevel=3)
 
-    def agent_event(self, status: str, key: str, label: str, phase: str | None, workflow: str | None,
-                    tokens: int | None = None) -> None:
-        """The per-call ``workflow_agent`` event (started, done, cached, cancelled): the same JSON ``publish``
-        would write, formatted directly because it is the one event every call sends."""
-        ts = time.time()
-        if self._fd >= 0:
-            phase_text = "null" if phase is None else _string(phase)
-            tokens_text = "" if tokens is None else f', "tokens": {tokens:d}'
-            workflow_text = "" if workflow is None else f', "workflow": {_string(workflow)}'
-            self._write(f'{{"type": "workflow_agent", "status": "{status}", "key": "{key}", '
-                        f'"label": {_string(label)}, "phase": {phase_text}{tokens_text}{workflow_text}, '
-                        f'"ts": {ts!r}}}\n')
-        if self._subscribers:
-            event: Event = {"type": "workflow_agent", "status": status, "key": key, "label": label, "phase": phase}
-            if tokens is not None:
-                event["tokens"] = tokens
-            if workflow is not None:
-                event["workflow"] = workflow
-            event["ts"] = ts
-            self._notify(event)
+    def _write(self, line: str) -> None:
+        self._pending.append(line)
+        self._pending_size += len(line)
+        if self._pending_size >= self.BUFFER:
+            self.flush()
 
     def flush(self) -> None:
+        if self._cached:
+            seqs, self._cached = self._cached, []
+            self._write(_encode({"type": "calls_cached", "seqs": seqs, "ts": time.time()}) + "\n")
         if not self._pending:
             return
         data = "".join(self._pending).encode("utf-8", "backslashreplace")

@@ -17,14 +17,15 @@ refused, as a newer snapshot is. Lines written before checksums, the s16 referen
 a gap in ``seq``, named in ``gaps``.
 
 Spending. Before a runner is asked, an ask line (``kind: "ask"``: ``key``, ``label``, ``phase``, ``attempts`` --
-which answer of the call it asks for) says so. Every answer the runner hands back then goes on exactly one line
-before anything else is done with it: the answer a call keeps on the call's line (``kind: "agent"``, whose
-``tokens`` are that answer's), any other on a spend line (``kind: "spend"``: ``key``, ``label``, ``phase``,
-``tokens``, ``attempts`` and ``reason``: ``retried``, ``refused``, ``not JSON``, ``cancelled``, or ``failed``
-when the runner raised instead of answering). An ask that no later line answers was asked and never answered on
-record (the process died, or the run was stopped while it was out): ``unanswered``, spend of unknown size. So a
-run's usage is the sum over its lines plus what it reserves for those. (A ``v`` 1 call line holds the tokens of
-all its answers, and has no spend or ask lines.)
+which answer of the call it asks for -- and ``started``) says so. Every answer the runner hands back then goes on
+exactly one line before anything else is done with it: the answer a call keeps on the call's line (``kind:
+"agent"``, whose ``tokens`` are that answer's), any other on a spend line (``kind: "spend"``: ``key``, ``label``,
+``phase``, ``tokens``, ``attempts``, ``ended`` and ``reason``: ``retried`` or ``refused`` with the schema's
+``issues``, ``not JSON``, ``cancelled``, or ``failed`` with the runner's ``error`` when it raised instead of
+answering). So the journal alone says how every call it holds went, and when. An ask that no later line
+answers was asked and never answered on record (the process died, or the run was stopped while it was out):
+``unanswered``, spend of unknown size. So a run's usage is the sum over its lines plus what it reserves for
+those. (A ``v`` 1 call line holds the tokens of all its answers, and has no spend or ask lines.)
 """
 
 from __future__ import annotations
@@ -68,8 +69,8 @@ AGENT, SPEND, ASK = "agent", "spend", "ask"
 _COMMON = frozenset(("v", "seq", "key", "kind", "label", "phase", "attempts", "sum"))
 FIELDS = {
     AGENT: _COMMON | {"prompt", "schema", "value", "tokens", "started", "ended", "copiedFrom", "overridden"},
-    SPEND: _COMMON | {"tokens", "reason"},
-    ASK: _COMMON,
+    SPEND: _COMMON | {"tokens", "reason", "ended", "error", "issues"},
+    ASK: _COMMON | {"started"},
 }
 """The fields a sealed line of each kind may hold; any other was not written by alp_nb."""
 _KINDS_OF = {2: (AGENT, SPEND), 3: (AGENT, SPEND, ASK)}
@@ -127,13 +128,16 @@ Spend = tuple[int, int, str]
 
 
 class Unanswered(NamedTuple):
-    """A runner call asked (its ask line) and never answered on record: what it cost is unknown."""
+    """A runner call asked (its ask line, ``line`` of the file) and never answered on record: what it cost is
+    unknown."""
 
     seq: int
     key: str
     label: str | None
     phase: str | None
     answer: int
+    started: float | None = None
+    line: int = 0
 
 
 RecordHandler = Callable[[dict[str, Any], int, int], None]
@@ -243,13 +247,17 @@ def _read_lines(handle: BinaryIO, path: Path, read: JournalRead, on_record: Reco
             next_seq = seq + 1
         kind = record.get("kind")
         if kind == ASK:
-            asked.setdefault(key, []).append(Unanswered(seq, key, record.get("label"), record.get("phase"),
-                                                        record.get("attempts") or 1))
+            started = record.get("started")
+            asked.setdefault(key, []).append(Unanswered(
+                seq, key, record.get("label"), record.get("phase"), record.get("attempts") or 1,
+                started if type(started) is float else None, line_no))
             continue
         if asked:  # an answer answers the latest ask of its call (the asks of one call never overlap)
             waiting = asked.get(key)
             if waiting:
-                waiting.pop()
+                ask = waiting.pop()
+                if "started" not in record and ask.started is not None:  # when it was asked: a spend line's start
+                    record["started"] = ask.started
         tokens = record.get("tokens", 0)
         if tokens > largest:
             largest = tokens

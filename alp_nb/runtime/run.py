@@ -27,7 +27,7 @@ from .attempt import AttemptState
 from .calls import CallObserver
 from .dry_runs import dry_run, journal_match
 from .errors import WorkflowInputError
-from .events import EventLog, Subscriber
+from .events import EVENTS_FORMAT, EventLog, Subscriber
 from .execution_context import run_script
 from .fork import Fork, ForkSeed, fork_seed
 from .journal import JournalRead, JournalWriter
@@ -292,7 +292,7 @@ class _Launch:
                                       attempt=self.attempt.number, resumed=resumed, output_file=str(paths.output))
             ids = {"runId": run_id, "taskId": launched.task_id, "workflowName": launched.workflow_name,
                    "attempt": launched.attempt}
-            events.emit("async_launched", resumed=resumed, **ids)
+            events.emit("async_launched", resumed=resumed, format=EVENTS_FORMAT, **ids)
             events.emit("task_started", **ids)
             result, status, error, code = await run_script(self.saved, state, run_id=run_id, args=self.args,
                                                            registry=self.registry)

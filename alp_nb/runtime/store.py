@@ -18,7 +18,7 @@ import time
 import warnings
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,10 +36,10 @@ from .store_files import (
     read_store_file,
     write_store_file,
 )
+from .stored_events import RunEvent, parse_events
 
 DEFAULT_STORE = ".alp-runs"
 LAST_RUN_FILE = "last_run.txt"
-JOURNAL_PAGE_SIZE = 20
 STALE_TEMP_SECONDS = 60
 TEMP_RUN_ID_RE = re.compile(rf"\.({RUN_ID_RE.pattern})\.")
 """The run a temporary file belongs to: ``.<runId>.json.<random>.tmp`` and the like."""
@@ -66,47 +66,6 @@ class RunLock:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)
             self._fd = -1
-
-
-@dataclass(frozen=True)
-class StoredRun:
-    """A run read back from disk: its snapshot, journal entries (in file order) and output. In a notebook it shows
-    one page of its journal (``journal_page``, JOURNAL_PAGE_SIZE calls); ``page(n)`` shows another."""
-
-    snapshot: RunSnapshot
-    journal: tuple[JournalEntry, ...]
-    output: Any
-    warnings: tuple[str, ...] = ()
-    journal_page: int = 1
-
-    @property
-    def run_id(self) -> str:
-        return self.snapshot.run_id
-
-    @property
-    def status(self) -> str:
-        return self.snapshot.status
-
-    @property
-    def error(self) -> str | None:
-        """Why the run failed (``run_error``): the snapshot's error, else the output file's ``{"error": ...}``."""
-        return run_error(self.snapshot, self.output)
-
-    @property
-    def pages(self) -> int:
-        """How many pages the journal fills (at least one)."""
-        return max(1, -(-len(self.journal) // JOURNAL_PAGE_SIZE))
-
-    def page(self, number: int) -> StoredRun:
-        """This run showing page ``number`` (1 to ``pages``) of its journal."""
-        if type(number) is not int or not 1 <= number <= self.pages:
-            raise WorkflowInputError("INVALID_OPTION", f"page must be a whole number from 1 to {self.pages}, "
-                                     f"not {number!r}")
-        return replace(self, journal_page=number)
-
-    def journal_rows(self) -> list[dict[str, Any]]:
-        """The journal as plain dicts, one per call (ready for ``pandas.DataFrame``)."""
-        return [entry.to_json() for entry in self.journal]
 
 
 class RunStore:
@@ -267,19 +226,23 @@ class RunStore:
         data = read_store_file(path)
         return None if data is None else parse_store_json(data, path.name)
 
-    def read_events(self, run_id: str) -> list[dict[str, Any]]:
-        """Every event of every attempt, in order; a torn last line (a crash mid-write) is skipped."""
+    def read_events(self, run_id: str) -> list[RunEvent]:
+        """Every event of every attempt, in order, as typed models (``stored_events``); a torn last line (a crash
+        mid-write) is skipped, a line that is not JSON before it is CORRUPT_RUN naming it, and lines of unknown
+        kinds or malformed fields are left out with one warning."""
         path = self.paths(run_id).events
         lines = (read_store_file(path) or b"").splitlines()
-        events = []
+        records = []
         for line_no, line in enumerate(lines, 1):
             try:
-                event = parse_store_json(line, f"{path.name} line {line_no}")
+                records.append((line_no, parse_store_json(line, f"{path.name} line {line_no}")))
             except WorkflowInputError:
                 if line_no == len(lines):
                     break
                 raise
-            events.append(event)
+        events, found = parse_events(records, path.name)
+        for message in found:
+            warnings.warn(message, RuntimeWarning, stacklevel=2)
         return events
 
     def set_last_run(self, run_id: str, *, fsync: bool = True) -> None:
@@ -321,14 +284,6 @@ class RunStore:
             if RUN_ID_RE.fullmatch(path.stem):
                 info = path.lstat()  # a link is listed (and refused when read), never followed
                 yield info.st_mtime, path.stem
-
-    def load(self, run_id: str) -> StoredRun:
-        """Snapshot (as ``snapshot`` gives it), every journal entry and the output of one run, for viewers."""
-        snapshot = self.read_snapshot(run_id)
-        journal = self.read_journal(snapshot, keep_entries=True)
-        if snapshot.status == "running":
-            snapshot = self.caught_up(snapshot, journal)
-        return StoredRun(snapshot, tuple(journal.entries or ()), self.read_output(run_id), tuple(journal.warnings))
 
 
 def run_error(snapshot: RunSnapshot, output: Any) -> str | None:

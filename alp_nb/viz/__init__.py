@@ -20,12 +20,6 @@ if TYPE_CHECKING:
     from .packet_documents import review_packet as review_packet, review_packet_markdown as review_packet_markdown
     from .pictures import Picture as Picture
     from .state_machines import state_machine as state_machine, status_lifecycle as status_lifecycle
-    from .timeline import (
-        CallSpan as CallSpan,
-        PhaseTokens as PhaseTokens,
-        Timeline as Timeline,
-        timeline_of as timeline_of,
-    )
     from .timeline_picture import RunTimeline as RunTimeline, run_timeline as run_timeline
     from .views import mimebundle as mimebundle, render as render
 

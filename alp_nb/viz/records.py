@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from alp_nb.runtime.store import JOURNAL_PAGE_SIZE
+from alp_nb.replay.record import JOURNAL_PAGE_SIZE
 
 from .html import badge, block, esc, table
 from .runs import clip, journal_lines, snapshot_fragment, snapshot_lines
@@ -31,13 +31,13 @@ MISSING = "—"
 # --- a record ---------------------------------------------------------------------------------------------------
 
 
-def _rows(record: RunRecord) -> list[tuple[str, ...]]:
-    """The shown page as short texts, one tuple a row (``RECORD_HEADERS``)."""
-    page = record.page_rows()
+def _rows(record: RunRecord, every_row: bool = False) -> list[tuple[str, ...]]:
+    """The shown page (or ``every_row``) as short texts, one tuple a row (``RECORD_HEADERS``)."""
+    page = record.journal if every_row else record.page_rows()
     if page.empty:
         return []
     columns = {name: page[name].tolist() for name in ("seq", "attempt", "kind", "status", "cached", "key", "label",
-                                                      "phase", "tokens", "prompt", "value", "recovered")}
+                                                      "phase", "tokens", "prompt", "value", "error", "recovered")}
     rows: list[tuple[str, ...]] = []
     for index in range(len(page)):
         cell = {name: values[index] for name, values in columns.items()}
@@ -45,6 +45,8 @@ def _rows(record: RunRecord) -> list[tuple[str, ...]]:
         status = str(cell["status"]) if not _missing(cell["status"]) else MISSING
         if cell["kind"] == "spend":
             status = f"spent: {status}"
+        elif cell["kind"] == "ask":
+            status = f"asked, {status}"
         if cell["cached"]:
             status += ", cached"
         label = cell["label"] if isinstance(cell["label"], str) else cell["key"]
@@ -54,14 +56,17 @@ def _rows(record: RunRecord) -> list[tuple[str, ...]]:
             clip(cell["phase"], 24) if isinstance(cell["phase"], str) else MISSING,
             str(cell["tokens"]),
             clip(cell["prompt"]) if isinstance(cell["prompt"], str) else MISSING,
-            MISSING if cell["kind"] == "spend" else clip(cell["value"]),
+            clip(cell["error"]) if isinstance(cell["error"], str) else MISSING if cell["kind"] != "agent" else
+            clip(cell["value"]),
         ))
     return rows
 
 
-def _caption(record: RunRecord, shown: int) -> str:
+def _caption(record: RunRecord, shown: int, every_row: bool = False) -> str:
     total = len(record.journal)
     if not shown:
+        return f"journal: {total:,} rows"
+    if every_row:
         return f"journal: {total:,} rows"
     first = (record.journal_page - 1) * JOURNAL_PAGE_SIZE + 1
     pages = ""
@@ -69,6 +74,13 @@ def _caption(record: RunRecord, shown: int) -> str:
         pages = f" · page {record.journal_page:,} of {record.pages:,}" + (
             f" · .page({record.journal_page + 1}) shows the next" if record.journal_page < record.pages else "")
     return f"journal: rows {first:,}–{first + shown - 1:,} of {total:,}{pages}"
+
+
+def _by_phase(record: RunRecord) -> dict[str, int] | None:
+    """What each phase spent, for a run under a budget (it says where the budget went)."""
+    if record.budget is None:
+        return None
+    return {str(phase): int(tokens) for phase, tokens in record.spent_by_phase().items()}
 
 
 def _source(record: RunRecord) -> str:
@@ -80,17 +92,18 @@ def _source(record: RunRecord) -> str:
             f"rows recovered from its snapshot ({RECOVERED_MARK.strip()})")
 
 
-def run_record_text(record: RunRecord, *, show_warnings: bool = True) -> str:
-    """The snapshot's lines with the failure reason under the status, then the source, the warnings (unless
-    ``show_warnings`` is False: a command line prints them on stderr) and one page of the journal."""
-    lines = snapshot_lines(record.snapshot, record.error)
+def run_record_text(record: RunRecord, *, show_warnings: bool = True, every_row: bool = False) -> str:
+    """The snapshot's lines with the failure reason under the status, then the budget, the source, the warnings
+    (unless ``show_warnings`` is False: a command line prints them on stderr) and one page of the journal (or
+    ``every_row``)."""
+    lines = snapshot_lines(record.snapshot, record.error, _by_phase(record))
     source = _source(record)
     if source:
         lines.append(f"SOURCE     {plain(source)}")
     if show_warnings:
         lines += [f"WARNING    {plain_line(warning)}" for warning in record.warnings]
-    rows = [tuple(plain_line(cell) for cell in row) for row in _rows(record)]
-    lines.append(_caption(record, len(rows)))
+    rows = [tuple(plain_line(cell) for cell in row) for row in _rows(record, every_row)]
+    lines.append(_caption(record, len(rows), every_row))
     lines += journal_lines(RECORD_HEADERS[:6], rows)
     return "\n".join(lines)
 
@@ -98,7 +111,7 @@ def run_record_text(record: RunRecord, *, show_warnings: bool = True) -> str:
 def run_record_html(record: RunRecord) -> str:
     """Status with the failure reason in red under it, usage, attempts, phases, the warnings and one page of the
     journal (``record.page(n)`` shows another; ``record.journal`` is the whole table)."""
-    parts = [snapshot_fragment(record.snapshot, record.error)]
+    parts = [snapshot_fragment(record.snapshot, record.error, _by_phase(record))]
     source = _source(record)
     if source:
         parts.append(f'<div>{badge("s16", "info")} <span class="muted">{esc(source)}</span></div>')

@@ -1,6 +1,6 @@
-"""Views of workflow runs: a run or its snapshot (status badge, usage this attempt and cumulative, phases with
-call counts, last log lines), a stored run with a page of its journal, the registry of saved workflows, and
-the terminal's progress line. HTML and plain text; workflow names, prompts, values and log lines are
+"""Views of workflow runs: a run or its snapshot (status badge, usage this attempt and cumulative, budget, phases
+with call counts, last log lines), journal rows as text, the registry of saved workflows, and the terminal's
+progress line. HTML and plain text; workflow names, prompts, values and log lines are
 untrusted: HTML escapes them, plain text replaces control characters (a log line must not drive the terminal).
 """
 
@@ -10,26 +10,22 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from alp_nb.base.frozen import thaw
-from alp_nb.runtime.store import JOURNAL_PAGE_SIZE
+from alp_nb.runtime.snapshot import run_budget
 
 from .html import TONE_COLOURS, badge, block, esc, status_badge, table
 from .terminal import plain
 
 if TYPE_CHECKING:
-    from alp_nb.runtime.journal import JournalEntry
     from alp_nb.runtime.meta import WorkflowMeta
     from alp_nb.runtime.run import WorkflowRun
     from alp_nb.runtime.saved_workflows import WorkflowRegistry
     from alp_nb.runtime.snapshot import Attempt, PhaseProgress, RunSnapshot, Usage
-    from alp_nb.runtime.store import StoredRun
 
 LOG_LINES = 10
 CELL_CHARS = 80
 RESULT_CHARS = 300
 PHASE_CHARS = 40
 BAR_WIDTH = 24
-JOURNAL_HEADERS = ("seq", "attempt", "label", "phase", "tokens", "prompt", "value")
 REGISTRY_HEADERS = ("name", "description", "phases", "args")
 
 
@@ -47,6 +43,21 @@ def usage_text(usage: Usage) -> str:
     return f"{usage.agents} agents, {usage.tokens} tokens{unknown}"
 
 
+def budget_text(budget: int | None, spent: int, by_phase: Mapping[str, int] | None = None) -> str:
+    """``150 tokens · 186 spent, 36 over`` (or ``no token budget · 186 tokens spent``), and the spending of each
+    phase when given: a run's budget as a reader wants it in one line."""
+    if budget is None:
+        head = f"no token budget · {spent:,} tokens spent"
+    else:
+        left = budget - spent
+        head = f"{budget:,} token{'s' if budget != 1 else ''} · {spent:,} spent, " + (
+            f"{left:,} left" if left >= 0 else f"{-left:,} over")
+    if by_phase:
+        head += " · by phase: " + ", ".join(f"{clip(phase, PHASE_CHARS)} {tokens:,}"
+                                           for phase, tokens in by_phase.items())
+    return head
+
+
 def attempt_text(attempt: Attempt) -> str:
     return f"#{attempt.number} {attempt.status} ({attempt.usage.agents} run, {attempt.cached} cached)"
 
@@ -60,17 +71,21 @@ def phase_text(phase: PhaseProgress) -> str:
 # --- a run and its snapshot -------------------------------------------------------------------------
 
 
-def snapshot_lines(snapshot: RunSnapshot, error: str | None = None) -> list[str]:
+def snapshot_lines(snapshot: RunSnapshot, error: str | None = None,
+                   by_phase: Mapping[str, int] | None = None) -> list[str]:
     """The ``alp-nb workflow show`` layout: a label column of ten characters, then the value; the failure reason
-    (``error``, else the snapshot's) right under the status."""
+    (``error``, else the snapshot's) right under the status; the budget, for a run that has one, with what each
+    phase spent when ``by_phase`` says."""
     usage = snapshot.usage
     error = snapshot.error if error is None else error
+    budget = run_budget(snapshot)
     lines = [
         f"RUN        {snapshot.run_id}",
         f"WORKFLOW   {plain(snapshot.workflow_name)}",
         f"STATUS     {snapshot.status}",
         *([f"ERROR      {plain(error)}"] if error else []),
         f"USAGE      this attempt {usage_text(usage.attempt)} · cumulative {usage_text(usage.cumulative)}",
+        *([f"BUDGET     {plain(budget_text(budget, usage.cumulative.counted, by_phase))}"] if budget else []),
         f"ATTEMPTS   {' · '.join(attempt_text(attempt) for attempt in snapshot.attempts) or 'none'}",
     ]
     width = max((len(plain(clip(phase.title, PHASE_CHARS))) for phase in snapshot.phases), default=0)
@@ -96,11 +111,13 @@ def error_html(error: str | None) -> str:
             f'<code style="white-space:pre-wrap">{esc(error)}</code></div>')
 
 
-def snapshot_fragment(snapshot: RunSnapshot, error: str | None = None) -> str:
+def snapshot_fragment(snapshot: RunSnapshot, error: str | None = None,
+                      by_phase: Mapping[str, int] | None = None) -> str:
     """Status (with the failure reason, ``error`` or else the snapshot's, right under it), attempts, usage, phases
     and the last log lines."""
     usage = snapshot.usage
     error = snapshot.error if error is None else error
+    budget = run_budget(snapshot)
     unknown = usage.cumulative.unanswered > 0  # a column only when some call was asked and never answered
     usage_rows = [(esc(name), esc(part.agents), esc(part.tokens),
                    *((esc(f"{part.unanswered} ({part.reserved} tokens held)"),) if unknown else ()))
@@ -114,6 +131,8 @@ def snapshot_fragment(snapshot: RunSnapshot, error: str | None = None) -> str:
         error_html(error),
         f'<div><span class="muted">attempts</span> {attempts}</div>',
         table(("usage", "agents", "tokens", *(("asked, never answered",) if unknown else ())), usage_rows),
+        *([f'<div><span class="muted">budget</span> {esc(budget_text(budget, usage.cumulative.counted, by_phase))}'
+           "</div>"] if budget else []),
     ]
     if phase_rows:
         parts.append(table(("phase", "calls", "done", "cached", "failed", "cancelled"), phase_rows))
@@ -150,61 +169,7 @@ def run_html(run: WorkflowRun) -> str:
     return block("".join(parts))
 
 
-# --- a stored run and its journal -------------------------------------------------------------------
-
-
-def _attempt_of(seq: int | None, attempts: Sequence[Attempt]) -> int | None:
-    """The attempt that wrote journal line ``seq``: the last one that started writing at or before it."""
-    if seq is None:
-        return None
-    numbers = [attempt.number for attempt in attempts if attempt.first_seq <= seq]
-    return numbers[-1] if numbers else None
-
-
-def _journal_cells(entry: JournalEntry, attempts: Sequence[Attempt]) -> tuple[str, ...]:
-    """One journal row as short texts (an s16 line has only key and value: its label column shows the key)."""
-    missing = "—"
-    attempt = _attempt_of(entry.seq, attempts)
-    return (
-        missing if entry.seq is None else str(entry.seq),
-        missing if attempt is None else str(attempt),
-        clip(entry.label if entry.label is not None else entry.key, 40),
-        missing if entry.phase is None else clip(entry.phase, 24),
-        str(entry.tokens),
-        missing if entry.prompt is None else clip(entry.prompt),
-        clip(thaw(entry.value)),
-    )
-
-
-def _page(stored: StoredRun, every_call: bool = False) -> tuple[Sequence[JournalEntry], str]:
-    """The journal lines to show (the run's ``journal_page``, or all of them) and the caption above them; the
-    caption of a page that is not the last says how to show the next one."""
-    total = len(stored.journal)
-    if every_call or stored.pages == 1:
-        entries, pages = stored.journal, ""
-    else:
-        number = stored.journal_page
-        offset = (number - 1) * JOURNAL_PAGE_SIZE
-        entries = stored.journal[offset: offset + JOURNAL_PAGE_SIZE]
-        pages = f" · page {number} of {stored.pages}" + (f" · .page({number + 1}) shows the next"
-                                                          if number < stored.pages else "")
-    if not entries:
-        return entries, f"journal: {total} calls"
-    first = (stored.journal_page - 1) * JOURNAL_PAGE_SIZE + 1 if pages else 1
-    return entries, f"journal: calls {first}–{first + len(entries) - 1} of {total}{pages}"
-
-
-def stored_run_text(stored: StoredRun, *, every_call: bool = False, show_warnings: bool = True) -> str:
-    """The snapshot, then the run's journal page (or ``every_call``), one call a line; ``show_warnings=False``
-    leaves out what the journal reader warned about (a command line prints that on stderr)."""
-    entries, caption = _page(stored, every_call)
-    lines = snapshot_lines(stored.snapshot, stored.error)
-    if show_warnings:
-        lines += [f"WARNING    {plain(warning)}" for warning in stored.warnings]
-    lines.append(caption)
-    rows = [[plain(cell) for cell in _journal_cells(entry, stored.snapshot.attempts)] for entry in entries]
-    lines += journal_lines(JOURNAL_HEADERS[:5], rows)
-    return "\n".join(lines)
+# --- journal rows as text ----------------------------------------------------------------------------
 
 
 def journal_lines(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
@@ -217,17 +182,6 @@ def journal_lines(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list
     return ["  ".join(f"{header:<{width}}" for header, width in zip(headers, widths, strict=True)) + "  prompt → value",
             *("  ".join(f"{cell:<{width}}" for cell, width in zip(row[:aligned], widths, strict=True))
               + f"  {row[aligned]} → {row[aligned + 1]}" for row in rows)]
-
-
-def stored_run_html(stored: StoredRun) -> str:
-    """The snapshot and the run's journal page (``stored.page(n)`` picks another; ``journal_rows()`` has every
-    call)."""
-    entries, caption = _page(stored)
-    warnings = "".join(f'<div>{badge("warning", "warn")} {esc(warning)}</div>' for warning in stored.warnings)
-    rows = [[f"<code>{esc(cell)}</code>" if column >= 5 else esc(cell)
-             for column, cell in enumerate(_journal_cells(entry, stored.snapshot.attempts))] for entry in entries]
-    journal = f'<div class="muted">{esc(caption)}</div>' + (table(JOURNAL_HEADERS, rows) if rows else "")
-    return block(snapshot_fragment(stored.snapshot, stored.error) + warnings + journal)
 
 
 # --- the registry of saved workflows ----------------------------------------------------------------

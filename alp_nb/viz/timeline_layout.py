@@ -16,7 +16,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from .timeline import CALL_OUTCOMES, UNKNOWN_PHASE, AttemptStart, CallOutcome, CallSpan, PhaseTokens, Timeline
+from alp_nb.replay.timeline import (
+    CALL_OUTCOMES,
+    UNKNOWN_PHASE,
+    AttemptStart,
+    CallOutcome,
+    CallSpan,
+    PhaseTokens,
+    Timeline,
+)
 
 MAX_BARS = 2000
 """The most calls a picture draws: the SVG then stays under half a megabyte however long the run."""

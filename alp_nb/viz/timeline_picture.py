@@ -1,8 +1,9 @@
 """The timeline of a run, and every way to draw it: matplotlib (two panels: calls over time, tokens by phase), SVG,
 a compact text table, and a notebook view.
 
-``run_timeline(run)`` takes a ``WorkflowRun``, a ``RunRecord``, a ``StoredRun``, ``(RunStore, run_id)`` or a
-``Timeline`` and holds only the model (``timeline.Timeline``); each format draws that model, through
+``run_timeline(run)`` takes any run ``replay.record_of`` reads (a ``RunRecord``, a ``WorkflowRun``, ``(RunStore,
+run_id)``, a run id) or a ``Timeline`` and holds only the model (``replay.timeline.Timeline``, made from the run's
+journal); each format draws that model, through
 ``timeline_layout`` so that every format shows the same calls. There is no Mermaid form: a timeline is not boxes
 and arrows.
 """
@@ -12,21 +13,19 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from alp_nb.replay.locate import timeline_of
+from alp_nb.replay.timeline import CALL_OUTCOMES, CallSpan, Timeline
 
 from .geometry import clip
 from .terminal import plain_line
-from .timeline import CALL_OUTCOMES, CallSpan, Timeline, timeline_of
 from .timeline_layout import MAX_LANES, TimelineLayout, seconds, timeline_layout
 from .timeline_svg import timeline_svg
 from .views import mimebundle
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
-
-    from alp_nb.replay.record import RunRecord
-    from alp_nb.runtime.run import WorkflowRun
-    from alp_nb.runtime.store import RunStore, StoredRun
 
 PHASE_CHARS = 30
 LABEL_CHARS = 60
@@ -62,8 +61,8 @@ class RunTimeline:
         return mimebundle(self)
 
 
-def run_timeline(run: WorkflowRun | StoredRun | RunRecord | tuple[RunStore, str] | Timeline) -> RunTimeline:
-    """The timeline picture of ``run`` (see ``timeline.timeline_of`` for what each kind of run gives)."""
+def run_timeline(run: Any) -> RunTimeline:
+    """The timeline picture of ``run``: any run ``replay.record_of`` reads, or a ``Timeline``."""
     return RunTimeline(timeline_of(run))
 
 

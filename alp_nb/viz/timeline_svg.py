@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from alp_nb.replay.timeline import CallSpan
+
 from .geometry import clip
 from .palette import FAINT_INK, INK
 from .svg import FONT, xml_text
-from .timeline import CallSpan
 from .timeline_layout import OUTCOME_STYLES, PLOT_WIDTH, TOKEN_COLOURS, TimelineLayout, seconds
 
 MARGIN = 14.0

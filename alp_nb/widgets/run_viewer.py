@@ -13,17 +13,15 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from alp_nb.replay.record import RunRecord
-from alp_nb.runtime.run import WorkflowRun
-from alp_nb.runtime.store import RunStore, StoredRun
+from alp_nb.replay.locate import record_of
+from alp_nb.replay.run_calls import RunCall, RunCalls
+from alp_nb.replay.timeline import CallOutcome, Timeline
 from alp_nb.viz.html import STYLE, badge, esc, table
 from alp_nb.viz.terminal import plain_line
-from alp_nb.viz.timeline import CallOutcome, Timeline
 from alp_nb.viz.timeline_layout import OUTCOME_STYLES, seconds
 from alp_nb.viz.timeline_picture import RunTimeline
 from alp_nb.viz.timeline_svg import cursor_svg
 
-from .run_calls import RunCall, RunCalls, run_calls
 from .shown_text import shown, shown_block
 
 PROMPT_CHARS, SCHEMA_CHARS, VALUE_CHARS = 2000, 1000, 2000
@@ -40,13 +38,15 @@ OUTCOME_SAYS = {
     "unfinished": "never ended: its attempt stopped first",
 }
 DONE = ("live", "retried")
+ANSWERED = ("live", "retried", "cached")
+"""The outcomes of calls whose answer a journal line keeps (a cached call's from an earlier attempt)."""
 """What the run's snapshot counts as a phase's ``done`` calls."""
 CURSOR_CLASS = "alp-timeline-cursor"
 
 
 class RunViewer(widgets.VBox):
-    """A journal scrubber over a run: a ``WorkflowRun``, a ``RunRecord`` (``load_run``: nothing read again but the
-    line of the call shown), a ``StoredRun``, ``(RunStore, run_id)`` or a ``Timeline``.
+    """A journal scrubber over a run: any run ``replay.record_of`` reads (a ``RunRecord``: nothing read again but
+    the line of the call shown; a ``WorkflowRun``, ``(RunStore, run_id)`` or a run id), or a bare ``Timeline``.
 
     ``slider`` picks a call (from 1, in the order the calls started), as do ``previous_button``, ``next_button``
     and ``jump`` (a journal seq, or a label or part of one; ``find_button`` finds the next). ``current`` is the
@@ -54,8 +54,8 @@ class RunViewer(widgets.VBox):
     ``progress`` each phase's calls up to it, and ``cursor`` marks it on ``timeline``.
     """
 
-    def __init__(self, run: WorkflowRun | StoredRun | RunRecord | tuple[RunStore, str] | Timeline) -> None:
-        self.calls: RunCalls = run_calls(run)
+    def __init__(self, run: Any) -> None:
+        self.calls: RunCalls = RunCalls(run) if isinstance(run, Timeline) else record_of(run).calls
         self.picture = RunTimeline(self.calls.timeline)
         count = len(self.calls)
         self.current: RunCall | None = None
@@ -160,7 +160,7 @@ def _call_html(call: RunCall, count: int) -> str:
             f"<div>{esc(OUTCOME_SAYS[call.outcome])}</div>")
     if call.error:
         head += f"<div><b>error</b> <code>{shown_block(call.error, VALUE_CHARS)}</code></div>"
-    if call.entry is not None:
+    if call.outcome in ANSWERED and call.entry is not None:
         schema = ('<span class="muted">none: free text</span>' if call.schema is None else
                   f"<details><summary>JSON Schema</summary>{_json_block(call.schema, SCHEMA_CHARS)}</details>")
         rows = [("prompt", _json_block(call.prompt, PROMPT_CHARS) if call.prompt is not None else "—"),

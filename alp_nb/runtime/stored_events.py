@@ -1,0 +1,103 @@
+"""A run's events as read back from its events file: typed models, one per kind, discriminated by ``type``.
+
+The file may come from someone else, and from an older alp_nb: a line of a kind this reader does not know, or one
+whose fields are of the wrong type, is left out, and the reader says so once (with the first such line), as a
+journal field of the wrong type is shown missing. Fields a model does not name are ignored, so format 1 files
+(one ``workflow_agent`` line per call) and format 2 files read alike.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
+
+from alp_nb.base.frozen import FrozenJson, FrozenModel
+
+
+class StoredEvent(FrozenModel):
+    """What every event has: its kind and when it happened (seconds since the epoch)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    ts: float
+
+
+class AsyncLaunched(StoredEvent):
+    """An attempt began: a launch or a resume. ``format`` is the events file's (1 when it does not say)."""
+
+    type: Literal["async_launched"]
+    run_id: str | None = None
+    attempt: int | None = None
+    resumed: bool = False
+    format: int = 1
+
+
+class TaskStarted(StoredEvent):
+    type: Literal["task_started"]
+    run_id: str | None = None
+    attempt: int | None = None
+
+
+class PhaseEntered(StoredEvent):
+    type: Literal["workflow_phase"]
+    title: str
+    workflow: str | None = None
+
+
+class LogLine(StoredEvent):
+    type: Literal["workflow_log"]
+    message: str
+    workflow: str | None = None
+
+
+class AgentEvent(StoredEvent):
+    """One call's step, as format 1 files hold them: started, done, cached, retry, failed, cancelled."""
+
+    type: Literal["workflow_agent"]
+    status: str
+    key: str
+    label: str | None = None
+    phase: str | None = None
+    tokens: int | None = None
+    error: str | None = None
+    workflow: str | None = None
+
+
+class CallsCached(StoredEvent):
+    """The journal seqs whose answers were served again since the last flush (format 2)."""
+
+    type: Literal["calls_cached"]
+    seqs: tuple[int, ...]
+
+
+class TaskNotification(StoredEvent):
+    """An attempt ended."""
+
+    type: Literal["task_notification"]
+    run_id: str | None = None
+    status: str
+    error: FrozenJson = None
+
+
+RunEvent = Annotated[AsyncLaunched | TaskStarted | PhaseEntered | LogLine | AgentEvent | CallsCached
+                     | TaskNotification, Field(discriminator="type")]
+RUN_EVENT: TypeAdapter[Any] = TypeAdapter(RunEvent)
+
+
+def parse_events(records: list[tuple[int, Any]], name: str) -> tuple[list[Any], list[str]]:
+    """The events among ``records`` (line number, parsed JSON), in order, and a warning for those left out."""
+    events, skipped, first = [], 0, 0
+    validate = RUN_EVENT.validate_python
+    for line_no, record in records:
+        try:
+            events.append(validate(record))
+        except ValidationError:
+            skipped += 1
+            first = first or line_no
+    found = []
+    if skipped:
+        lines = "1 line" if skipped == 1 else f"{skipped} lines"
+        found.append(f"{name}: {lines} of an unknown kind or with fields of the wrong type left out (the first: "
+                     f"line {first})")
+    return events, found
