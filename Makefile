@@ -42,6 +42,7 @@ bench: $(VENV)/.test-installed
 	$(BIN)/python benchmarks/registry_scale.py
 	$(BIN)/python benchmarks/runtime_overhead.py
 	$(BIN)/python benchmarks/replay_load.py
+	$(BIN)/python benchmarks/replay_views.py
 	$(BIN)/python benchmarks/render.py
 
 clean:

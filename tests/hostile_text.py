@@ -32,6 +32,7 @@ SVG_ATTRIBUTES = {
     "x1", "x2", "y1", "y2", "rx", "ry", "r", "cx", "cy", "d", "points", "fill", "stroke", "stroke-width",
     "stroke-dasharray", "opacity", "fill-opacity", "text-anchor", "dominant-baseline", "transform", "data-node",
     "paint-order", "font-style", "class", "data-call", "data-seq", "aria-hidden", "style", "stroke-opacity",
+    "pointer-events",
 }
 
 

@@ -37,6 +37,8 @@ KILLED_AFTER = 4
 RETRY_BUDGET = 50
 RETRY_TOKENS = 20
 KILL_BUDGET = 100
+SLOW_CALLS, SLOW_SECONDS = 12, 0.1
+MIXED_CALLS = 12
 TOKENS_EACH = 10
 SUPPORT = __file__
 OK_SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
@@ -159,7 +161,17 @@ def registry() -> WorkflowRegistry:
                                      for i in range(CRASH_CALLS)])
         return {"values": values}
 
-    for name, script, phases in (("fanout", fanout, ()), ("staged", staged, ("Stage",)), ("child", child, ()),
+    async def mixed(ctx, args):
+        """MIXED_CALLS calls: half side by side in one phase, half one after another in the next (a run to kill
+        at any instant, with calls asked and not yet answered in either)."""
+        ctx.phase("Fan")
+        half = MIXED_CALLS // 2
+        fanned = await ctx.parallel([lambda i=i: ctx.agent(f"fan {i}", label=f"fan-{i}") for i in range(half)])
+        ctx.phase("Chain")
+        return fanned + [await ctx.agent(f"chain {i}", label=f"chain-{i}") for i in range(half)]
+
+    for name, script, phases in (("fanout", fanout, ()), ("mixed", mixed, ("Fan", "Chain")),
+                                 ("staged", staged, ("Stage",)), ("child", child, ()),
                                  ("parent", parent, ()), ("grandparent", grandparent, ()),
                                  ("sequence", sequence, ()), ("twice", twice, ()), ("crash", crash, ("Fan-out",)),
                                  ("checked", checked, ()),
@@ -224,6 +236,28 @@ class SiblingFailure:
             await asyncio.sleep(0.01)
             raise RuntimeError("runner broke: <script>alert(1)</script>")
         return RunnerOutput({"answer": label}, 3)
+
+
+def hostile_failure(store, text: str):
+    """``wf`` run until it failed, its phase, label, prompt, value, a log line and its failure reason carrying
+    ``text`` (markup, escapes...); the run and the registry holding ``wf``."""
+    async def script(ctx, args):
+        ctx.phase(text)
+        await ctx.agent(f"prompt {text}", label=f"label {text}")
+        ctx.log(text)
+        await ctx.agent("second", label="boom")
+
+    class Runner(MockAgentRunner):
+        def run(self, prompt, schema=None, label=""):
+            if label == "boom":
+                raise RuntimeError(f"runner broke: {text}")
+            return super().run(prompt, schema, label)
+
+    workflows = one_workflow(script, phases=(text,))
+    runner = Runner({f"label {text}": f"value {text}"})
+    run = asyncio.run(run_workflow("wf", store=store, registry=workflows, runner=runner))
+    assert run.status == "failed"
+    return run, workflows
 
 
 def run_script(store, script, runner, phases=(), **options):
@@ -337,6 +371,19 @@ class HandsBackThenDies:
         return RunnerOutput(f"answer to {label}", TOKENS_EACH)
 
 
+class SlowRunner:
+    """An async runner whose answers take from SLOW_SECONDS / 2 to 1.5 × SLOW_SECONDS, as a model's would (calls
+    side by side end at different times)."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    async def run(self, prompt, schema, label):
+        self.asked += 1
+        await asyncio.sleep(SLOW_SECONDS * (1 + self.asked % 3) / 2)
+        return RunnerOutput(f"answer to {label}", 3)
+
+
 class LoggingRunner(MockAgentRunner):
     """The mock, appending every label it is asked to a file (so another process can see the calls)."""
 
@@ -412,6 +459,11 @@ def main(argv: list[str]) -> None:
         from alp_nb.cli import main as cli
 
         sys.exit(cli(argv[4:]))
+    elif mode == "slow":  # `sequence` of SLOW_CALLS calls, each answer SLOW_SECONDS in coming: a run to follow
+        asyncio.run(run_workflow("sequence", {"calls": SLOW_CALLS}, store=store, registry=registry(),
+                                 runner=SlowRunner()))
+    elif mode == "slow-mixed":  # `mixed`, each answer SLOW_SECONDS in coming: a run to kill at a random instant
+        asyncio.run(run_workflow("mixed", store=store, registry=registry(), runner=SlowRunner()))
     elif mode == "hold":  # resume and hang on the first new call, holding the run's lock
         asyncio.run(run_workflow("crash", None, argv[2], store=store, registry=registry(),
                                  runner=HangingRunner(0, folder / "holding.marker")))

@@ -21,10 +21,11 @@ def s16_key(label: str, prompt: str, schema=None) -> str:
 
 
 def write_s16_run(root, name: str, *, status: str, calls: list[tuple[str, str, str]],
-                  progress: list[dict] | None = None, usage=None, output=None) -> tuple[RunStore, str]:
+                  progress: list[dict] | None = None, usage=None, output=None,
+                  args: dict | None = None) -> tuple[RunStore, str]:
     """An s16 run in ``root`` (the reference's ``.runtime`` folder): ``calls`` (label, phase, prompt) journaled in
     order, each ``{"key", "value"}``; the snapshot's progress is ``progress``, else a phase item per new phase and
-    a done item per call, in the same order."""
+    a done item per call, in the same order; its args are ``args`` (default ``{"changes": "diff"}``)."""
     root.mkdir(parents=True, exist_ok=True)
     run_id = f"wf_{name}_0123456789abcdef"
     if progress is None:
@@ -37,7 +38,7 @@ def write_s16_run(root, name: str, *, status: str, calls: list[tuple[str, str, s
         progress.append({"type": "workflow_log", "message": "done"})
     usage = usage or {"agents": len(calls), "tokens": 37 * len(calls)}
     (root / f"{run_id}.json").write_text(json.dumps({
-        "runId": run_id, "workflowName": name, "args": {"changes": "diff"},
+        "runId": run_id, "workflowName": name, "args": {"changes": "diff"} if args is None else args,
         "task": {"taskId": f"local_workflow_{run_id}", "taskType": "local_workflow", "runId": run_id,
                  "workflowName": name, "status": status, "usage": usage, "progress": progress}}, indent=2))
     (root / f"{run_id}.journal.jsonl").write_text("".join(

@@ -1,7 +1,10 @@
 """The notebooks in a real browser: JupyterLab in headless Chromium (Debian's ``/usr/bin/chromium``, driven by
 Playwright; never ``playwright install``) runs every cell of a notebook through Run > Run All Cells and no cell
 ends in an error; the ``WorkflowStepper`` of notebook 02 and the ``RunViewer`` of notebook 05 answer a click in
-the page by redrawing what they show.
+the page by redrawing what they show, and the viewer keeps its cursor in view in a narrow window. An exported run
+page (``export_run``: the one notebook 05 writes, and one made here) is opened as a person opens a file sent to
+them, a ``file://`` URL: it asks for nothing but itself, its script runs with no error, and its filters narrow the
+call table.
 
 One throw-away JupyterLab serves the whole module: on 127.0.0.1, an OS-chosen port, a token, and its config, data,
 runtime, settings and workspace folders (and ``$HOME``) in a temp folder. The notebooks are copied there with their
@@ -33,6 +36,11 @@ from typing import Any
 
 import nbformat
 import pytest
+from runtime_support import FailingRunner
+
+from alp_nb.replay import load_run
+from alp_nb.runtime import RunStore, run_workflow_sync
+from alp_nb.viz import export_run
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS = REPO / "notebooks"
@@ -45,6 +53,8 @@ TOKEN = "alp-nb-browser-test"
 SERVER_START_S = 90
 NOTEBOOK_S = 120
 """The longest a notebook may take from opening its page to the end of Run All (each takes under 10 s here)."""
+MENU_TAKES_MS = 15_000
+"""How soon the first cell shows as queued after Run All Cells is clicked."""
 STEP_MS = 60_000
 """The longest any single wait in the page may take: a page load, a kernel start, a widget's answer to a click."""
 
@@ -59,6 +69,15 @@ LAB_SETTINGS: dict[str, dict[str, Any]] = {
     # every cell in the DOM, not only the ones scrolled into view
     "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
 }
+
+FAILING_AUDIT = "audit:performance"
+"""The call that fails in the run exported for the page test."""
+EXPORTED_PAGE = "nightly-triage.html"
+"""The run notebook 05 exports, into its kernel's temp folder."""
+NARROW = 760
+"""A notebook beside a file browser on a laptop: narrower than a timeline picture drawn at its own size."""
+KERNEL_TEMP = "kernel-tmp"
+"""The kernels' temp folder (``TMPDIR``), in the lab's folder: where notebook 05 exports its run."""
 
 REQUIRED = os.environ.get("ALP_NB_BROWSER_TESTS") == "required"
 """Set by ``.ci/run``: there, a missing browser or package fails the run instead of skipping these tests."""
@@ -99,6 +118,20 @@ CELLS_JS = """() => {
   });
   return cells;
 }"""
+# The first code cell that has not finished (its index and first line), scrolled into view for the screenshot.
+STUCK_CELL_JS = """() => {
+  const nb = window.jupyterapp.shell.currentWidget.content;
+  const index = nb.widgets.findIndex(cell => cell.model.type === 'code'
+    && cell.model.sharedModel.getSource().trim() && cell.model.executionCount === null);
+  if (index < 0) return null;
+  nb.widgets[index].node.scrollIntoView();
+  const prompt = nb.widgets[index].node.querySelector('.jp-InputPrompt');
+  return {index, prompt: prompt && prompt.textContent, source: nb.widgets[index].model.sharedModel.getSource()
+    .split('\\n')[0]};
+}"""
+# Run All has taken: some code cell is queued, running or done.
+STARTED_JS = """() => [...window.jupyterapp.shell.currentWidget.content.node.querySelectorAll('.jp-InputPrompt')]
+  .some(prompt => /\\[(\\*|\\d+)\\]/.test(prompt.textContent))"""
 RAN_ALL_JS = f"""() => {{
   const cells = ({CELLS_JS})();
   return cells.some(c => c.errors.length) || cells.every(c => c.count !== null);
@@ -116,6 +149,7 @@ RUN_CELL_JS = """async (index) => {
   await window.jupyterapp.commands.execute('notebook:run-cell');
 }"""
 COUNT_OF_JS = "(index) => window.jupyterapp.shell.currentWidget.content.widgets[index].model.executionCount"
+NEXT_CALL = 'button[title^="the call after"]'
 WIDGET_ERRORS = '[class*="jupyter-widgets-error"], .jp-OutputArea-output:has-text("Error displaying widget")'
 
 
@@ -172,9 +206,15 @@ def _stop(process: subprocess.Popen[bytes], url: str | None) -> None:
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def lab_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The throw-away JupyterLab's folders: its root, config, settings, home, and its kernels' temp folder."""
+    return tmp_path_factory.mktemp("browser-lab")
+
+
+@pytest.fixture(scope="module")
+def lab(lab_folder: Path) -> Iterator[str]:
     """The base URL of a throw-away JupyterLab whose root holds output-free copies of the notebooks."""
-    tmp = tmp_path_factory.mktemp("browser-lab")
+    tmp = lab_folder
     root = tmp / "root"
     (root / "notebooks").mkdir(parents=True)
     for name in BROWSER_NOTEBOOKS:
@@ -185,9 +225,10 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         (settings / relative).parent.mkdir(parents=True, exist_ok=True)
         (settings / relative).write_text(json.dumps(value))
     (tmp / "home").mkdir()
+    (tmp / KERNEL_TEMP).mkdir()
     env = dict(os.environ, JUPYTER_CONFIG_DIR=str(tmp / "config"), JUPYTER_DATA_DIR=str(tmp / "data"),
                JUPYTER_RUNTIME_DIR=str(tmp / "runtime"), IPYTHONDIR=str(tmp / "ipython"), HOME=str(tmp / "home"),
-               PYTHONUNBUFFERED="1")
+               TMPDIR=str(tmp / KERNEL_TEMP), PYTHONUNBUFFERED="1")
     command = [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ServerApp.ip=127.0.0.1",
                "--ServerApp.port=0", "--ServerApp.port_retries=0", f"--ServerApp.root_dir={root}",
                f"--IdentityProvider.token={TOKEN}", "--ServerApp.password=", "--ServerApp.allow_root=True",
@@ -236,7 +277,7 @@ def artifacts() -> Path:
 
 
 @pytest.fixture(scope="module")
-def run_all(lab: str, browser: Any, artifacts: Path) -> Iterator[Callable[[str], RunAll]]:
+def run_all(lab: str, lab_folder: Path, browser: Any, artifacts: Path) -> Iterator[Callable[[str], RunAll]]:
     """``run_all(name)``: the notebook opened in a page of its own and run once through the Run menu; the page
     stays open (its kernel alive) for the module, so each notebook runs once however many tests look at it."""
     done: dict[str, RunAll | BaseException] = {}
@@ -250,11 +291,14 @@ def run_all(lab: str, browser: Any, artifacts: Path) -> Iterator[Callable[[str],
             try:
                 done[name] = _open_and_run_all(context.new_page(), lab, name, artifacts)
             except Exception as failure:
+                log = (lab_folder / "server.log").read_text(errors="replace").splitlines()[-20:]
+                failure.add_note("the end of the server's log (its kernels' stderr too):\n" + "\n".join(log))
                 done[name] = failure
                 raise
         outcome = done[name]
         if isinstance(outcome, BaseException):
-            pytest.fail(f"{name} did not run all its cells: {outcome}", pytrace=False)
+            notes = "".join(f"\n{note}" for note in getattr(outcome, "__notes__", ()))
+            pytest.fail(f"{name} did not run all its cells: {outcome}{notes}", pytrace=False)
         return outcome
 
     try:
@@ -280,7 +324,16 @@ def _open_and_run_all(page: Any, lab: str, name: str, artifacts: Path) -> RunAll
         page.wait_for_function(KERNEL_IDLE_JS, polling=250, timeout=left())
         page.get_by_role("menuitem", name="Run", exact=True).click(timeout=left())
         page.get_by_role("menuitem", name="Run All Cells", exact=True).click(timeout=left())
-        page.wait_for_function(RAN_ALL_JS, polling=250, timeout=left())
+        try:
+            page.wait_for_function(STARTED_JS, polling=250, timeout=MENU_TAKES_MS)
+        except sync_api.TimeoutError:  # the menu closed before the click reached its item: the command, as it runs
+            page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+        try:
+            page.wait_for_function(RAN_ALL_JS, polling=250, timeout=left())
+        except sync_api.TimeoutError as timeout:
+            stuck = page.evaluate(STUCK_CELL_JS)
+            waited = time.monotonic() - started
+            raise AssertionError(f"after {waited:.0f} s, cell {stuck} has not finished") from timeout
         page.wait_for_function(KERNEL_IDLE_JS, polling=250, timeout=left())
         return RunAll(page, page.evaluate(CELLS_JS), time.monotonic() - started)
     finally:
@@ -384,7 +437,7 @@ def test_viewer_next_click_shows_the_call_after(run_all: Callable[[str], RunAll]
     _present(VIEWER_NOTEBOOK)
     run = run_all(VIEWER_NOTEBOOK)
     with _screenshot_on_failure(run.page, artifacts / "05-viewer-failed.png"):
-        viewer = _fresh(run, "alp-run-viewer", lambda widget: widget.locator('button[title="the call after"]'))
+        viewer = _fresh(run, "alp-run-viewer", lambda widget: widget.locator(NEXT_CALL))
         call = viewer.locator(".alp-run-viewer-call").first
         cursor = viewer.locator(".alp-timeline-cursor").first
         sync_api.expect(call).to_contain_text("call ")
@@ -394,9 +447,123 @@ def test_viewer_next_click_shows_the_call_after(run_all: Callable[[str], RunAll]
         shown, count = (int(group.replace(",", "")) for group in position.groups())
         viewer.screenshot(path=str(artifacts / "05-viewer-before-click.png"))
 
-        viewer.locator('button[title="the call after"]').click()
+        viewer.locator(NEXT_CALL).click()
 
         sync_api.expect(call).not_to_have_text(call_before)
         sync_api.expect(call).to_contain_text(f"call {shown + 1:,} of {count:,}")
         _expect_redrawn(cursor, cursor_before)
         viewer.screenshot(path=str(artifacts / "05-viewer-after-click.png"))
+
+
+def test_viewer_in_a_narrow_window_keeps_its_cursor_in_view(run_all: Callable[[str], RunAll],
+                                                            artifacts: Path) -> None:
+    """The picture scales down to the viewer's width, the cursor laid over it alike: stepping to the last call
+    of the run leaves the cursor inside the part of the picture the window shows, with no scrolling."""
+    _present(VIEWER_NOTEBOOK)
+    run = run_all(VIEWER_NOTEBOOK)
+    page = run.page
+    with _screenshot_on_failure(page, artifacts / "05-viewer-narrow-failed.png"):
+        viewer = _fresh(run, "alp-run-viewer", lambda widget: widget.locator(NEXT_CALL))
+        page.set_viewport_size({"width": NARROW, "height": 1400})
+        try:
+            call = viewer.locator(".alp-run-viewer-call").first
+            position = re.search(r"call ([\d,]+) of ([\d,]+)", call.inner_text())
+            assert position, f"the viewer shows no 'call N of M': {call.inner_text()!r}"
+            shown, count = (int(group.replace(",", "")) for group in position.groups())
+            for step in range(shown + 1, count + 1):  # to the last call: the right end of the picture
+                viewer.locator(NEXT_CALL).click()
+                sync_api.expect(call).to_contain_text(f"call {step:,} of {count:,}")
+            sync_api.expect(viewer.locator(NEXT_CALL)).to_be_disabled()
+            box = viewer.locator(".alp-timeline-cursor svg rect").last.bounding_box()
+            picture = viewer.locator(".alp-timeline-cursor").first.bounding_box()
+            assert box is not None and picture is not None
+            assert picture["x"] >= 0 and picture["x"] + picture["width"] <= NARROW, picture  # no wider than the page
+            assert picture["x"] <= box["x"] and box["x"] + box["width"] <= picture["x"] + picture["width"] + 1, (
+                box, picture)
+            viewer.scroll_into_view_if_needed()
+            page.screenshot(path=str(artifacts / "05-viewer-narrow.png"))
+        finally:
+            page.set_viewport_size({"width": 1400, "height": 1400})
+
+
+def test_the_run_notebook_05_exports_opens_offline_and_filters_to_its_failed_calls(
+        run_all: Callable[[str], RunAll], browser: Any, lab_folder: Path, artifacts: Path) -> None:
+    """The page the notebook wrote, opened as a colleague opens a file sent to them: its outcome filter leaves
+    the two calls the API refused."""
+    _present(VIEWER_NOTEBOOK)
+    run_all(VIEWER_NOTEBOOK)
+    exported = lab_folder / KERNEL_TEMP / EXPORTED_PAGE
+    assert exported.is_file(), f"notebook 05 exported no {EXPORTED_PAGE} into its temp folder {exported.parent}"
+    with _offline_page(browser, exported) as page:
+        sync_api.expect(page.locator("h1")).to_contain_text("nightly-triage")
+        visible = page.locator("#calls-table tbody tr:visible")
+        page.locator("#filter-outcome").select_option("failed")
+        sync_api.expect(visible).to_have_count(2)
+        for row, label in zip(visible.all(), ("triage:#3", "triage:#5"), strict=True):
+            sync_api.expect(row).to_contain_text(label)
+            sync_api.expect(row).to_contain_text("429 Too Many Requests")
+        page.screenshot(path=str(artifacts / "05-exported-run.png"), full_page=True)
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A ``review-changes`` run under a budget that failed at its third audit, exported to a page."""
+    folder = tmp_path_factory.mktemp("export")
+    run = run_workflow_sync("review-changes", {"changes": "rename parse() to load()", "budget": 2000},
+                            store=RunStore(folder / "runs"), runner=FailingRunner({FAILING_AUDIT}))
+    assert run.status == "failed"
+    return export_run(load_run(run.run_id, store=folder / "runs"), folder / "run.html")
+
+
+def test_the_exported_page_works_offline_and_its_filters_narrow_the_call_table(exported: Path, browser: Any,
+                                                                             artifacts: Path) -> None:
+    """Typing into the filter narrows the table and clearing it widens it again; the outcome `failed` leaves the
+    failed call, and a click opens its row."""
+    with _offline_page(browser, exported) as page:
+        rows = page.locator("#calls-table tbody tr")
+        visible = page.locator("#calls-table tbody tr:visible")
+        count = page.locator("#filter-count")
+        total = rows.count()
+        assert total >= 3, "the page shows too few calls to filter"
+        sync_api.expect(count).to_have_text(f"{total} of {total} calls shown")  # the page's script ran
+
+        page.locator("#filter-text").fill("audit:correctness")
+        sync_api.expect(visible).to_have_count(1)
+        sync_api.expect(visible.first).to_contain_text("audit:correctness")
+        sync_api.expect(count).to_have_text(f"1 of {total} calls shown")
+        page.locator("#filter-text").fill("no call says this")
+        sync_api.expect(visible).to_have_count(0)
+        sync_api.expect(page.locator("#filter-none")).to_be_visible()
+        page.locator("#filter-text").fill("")
+        sync_api.expect(visible).to_have_count(total)
+
+        page.locator("#filter-outcome").select_option("failed")
+        sync_api.expect(visible).to_have_count(1)
+        sync_api.expect(visible.first).to_contain_text(FAILING_AUDIT)
+        sync_api.expect(visible.first.locator(".chip")).to_have_text("failed")
+        visible.first.click()  # a click opens the row to read it whole
+        sync_api.expect(visible.first).to_have_class("open")
+        page.screenshot(path=str(artifacts / "export.png"), full_page=True)
+        page.locator("#filter-outcome").select_option("")
+        sync_api.expect(visible).to_have_count(total)
+
+
+@contextlib.contextmanager
+def _offline_page(browser: Any, path: Path) -> Iterator[Any]:
+    """``path`` opened as a ``file://`` URL in a page of its own; on leaving, the page must have asked for
+    nothing but itself and logged no error (its script is allowed by the page's own policy, nothing else)."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.set_default_timeout(STEP_MS)
+    try:
+        page = context.new_page()
+        requested: list[str] = []
+        problems: list[str] = []
+        page.on("request", lambda request: requested.append(request.url))
+        page.on("console", lambda message: problems.append(message.text) if message.type == "error" else None)
+        page.on("pageerror", lambda error: problems.append(str(error)))
+        page.goto(path.as_uri())
+        yield page
+        assert requested == [path.as_uri()], f"the page asked for more than itself: {requested}"
+        assert problems == [], problems
+    finally:
+        context.close()

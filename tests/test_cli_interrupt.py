@@ -33,10 +33,20 @@ def _ctrl_c(*args: object, **kwargs: object) -> None:
     raise KeyboardInterrupt
 
 
+def _ctrl_c_wrapped(*args: object, **kwargs: object) -> None:
+    """A Ctrl-C inside a library's callback, raised again as the library's own error (pydantic's serializers do)."""
+    try:
+        raise KeyboardInterrupt
+    except KeyboardInterrupt as interrupt:
+        raise RuntimeError("Error calling function `<lambda>`: KeyboardInterrupt") from interrupt
+
+
 PLACES: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
     "parsing": lambda monkeypatch: monkeypatch.setattr(argparse.ArgumentParser, "parse_args", _ctrl_c),
     "importing the group": lambda monkeypatch: monkeypatch.setattr(importlib, "import_module", _ctrl_c),
     "running": lambda monkeypatch: monkeypatch.setattr(alp_nb.cli.contract, "lint_contract", _ctrl_c),
+    "a library's callback": lambda monkeypatch: monkeypatch.setattr(alp_nb.cli.contract, "lint_contract",
+                                                                    _ctrl_c_wrapped),
 }
 
 

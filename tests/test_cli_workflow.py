@@ -18,10 +18,13 @@ import pytest
 from runtime_support import SUPPORT, FailingRunner, interrupted_review, journal_records, launch, registry
 
 from alp_nb.cli import main
+from alp_nb.cli.workflow import _Progress
 from alp_nb.replay import load_run
 from alp_nb.runtime import RunStore, run_workflow
 
 RUN_ID = re.compile(r"^RUN +(wf_\S+)$", re.MULTILINE)
+TALLY = re.compile(r"^calls +(?P<made>[\d,]+) made: (?P<done>[\d,]+) done, (?P<cached>[\d,]+) cached, "
+                   r"(?P<failed>[\d,]+) failed, (?P<cancelled>[\d,]+) cancelled", re.MULTILINE)
 REVIEW_CALLS = 10  # review-changes with the mock runner and CHANGES: 4 audits, 6 verifications
 CHANGES = '{"changes": "rename parse() to load()"}'
 
@@ -48,6 +51,12 @@ def run_id_of(out: str) -> str:
 
 def labelled(out: str, label: str) -> str:
     return next(line for line in out.splitlines() if line.startswith(label))
+
+
+def tally(out: str) -> dict[str, int]:
+    """The counts of the one line a run's log ends its progress with: ``calls    N made: d done, c cached, ...``."""
+    (found,) = TALLY.finditer(out)
+    return {name: int(count.replace(",", "")) for name, count in found.groupdict().items()}
 
 
 def test_list_shows_review_changes_with_its_description_phases_and_args(capsys):
@@ -87,7 +96,7 @@ def test_run_show_resume_round_trip_serves_every_call_from_the_journal(capsys, s
     code, out, err = run(capsys, "workflow", "resume", run_id, "--store", store)
     assert (code, err) == (0, "")
     assert run_id_of(out) == run_id
-    assert len([line for line in out.splitlines() if line.startswith("cached ")]) == REVIEW_CALLS
+    assert tally(out) == {"made": REVIEW_CALLS, "done": 0, "cached": REVIEW_CALLS, "failed": 0, "cancelled": 0}
     assert labelled(out, "ATTEMPTS").endswith(f"#2 completed (0 run, {REVIEW_CALLS} cached)")
     assert labelled(out, "USAGE").startswith("USAGE      this attempt 0 agents, 0 tokens · cumulative 10 agents")
 
@@ -108,10 +117,10 @@ def test_resume_finishes_a_failed_run_running_only_the_calls_not_journaled(capsy
     journaled = len(journal_records(RunStore(store), broken.run_id, kinds=("agent",)))
     code, out, err = run(capsys, "workflow", "resume", "--store", store)
     assert (code, err) == (0, "")
-    cached = [line for line in out.splitlines() if line.startswith("cached ")]
-    done = [line for line in out.splitlines() if line.startswith("done ")]
-    assert len(cached) == journaled and len(cached) + len(done) == REVIEW_CALLS
-    assert "done     audit:security" in done
+    counts = tally(out)
+    assert counts["cached"] == journaled and counts["cached"] + counts["done"] == REVIEW_CALLS == counts["made"]
+    resumed = load_run(broken.run_id, store=store).calls
+    assert "audit:security" in {resumed.call(index).label for index in resumed.select(attempt=2, status="live")}
 
 
 def test_a_run_out_of_budget_exits_1_and_says_to_raise_the_budget_rather_than_repeat_the_command(capsys, store):
@@ -166,10 +175,47 @@ def test_refusals_exit_2_with_one_line_on_stderr_and_write_nothing(capsys, tmp_p
     assert not (tmp_path / "runs").exists()
 
 
-def test_progress_is_plain_lines_when_stdout_is_not_a_terminal(capsys, store):
+def test_progress_off_a_terminal_is_phase_and_log_lines_then_one_line_counting_the_calls(capsys, store):
     _, out, _ = run(capsys, "workflow", "run", "review-changes", "--args", CHANGES, "--store", store)
     assert "\r" not in out and "\x1b" not in out
-    assert out.splitlines()[:2] == ["phase    Review", "done     audit:correctness"]
+    progress = out.split("\n\nRUN ", 1)[0].splitlines()
+    assert progress[:2] == ["phase    Review", "phase    Verify"] and progress[2].startswith("log      Confirmed ")
+    assert progress[-1] == f"calls    {REVIEW_CALLS} made: {REVIEW_CALLS} done, 0 cached, 0 failed, 0 cancelled"
+    assert len(progress) == 4  # no line per call
+
+
+def test_a_log_names_each_retried_and_failed_call_and_counts_the_others():
+    log = io.StringIO()
+    with _Progress(log) as progress:
+        for status, label in (("started", "a"), ("done", "a"), ("started", "b"), ("retry", "b"), ("done", "b"),
+                              ("cached", "c"), ("started", "d"), ("failed", "d"), ("started", "e")):
+            progress({"type": "workflow_agent", "status": status, "label": label,
+                      **({"error": "runner broke"} if status == "failed" else {})})
+    assert log.getvalue().splitlines() == [
+        "retry    b", "failed   d  runner broke",
+        "calls    5 made: 2 done, 1 cached, 1 failed, 0 cancelled; 1 retried, 1 never finished", ""]
+
+
+FANOUT_SCRIPT = """
+from alp_nb import saved_workflow
+
+
+@saved_workflow(name="wide", description="2,000 calls side by side", phases=["Fan"])
+async def wide(ctx, args):
+    ctx.phase("Fan")
+    return await ctx.parallel([lambda i=i: ctx.agent(f"item {i}", label=f"item-{i}") for i in range(2000)])
+"""
+
+
+def test_a_2000_call_resume_logs_tens_of_lines_not_thousands(capsys, store, tmp_path):
+    script = tmp_path / "wide.py"
+    script.write_text(FANOUT_SCRIPT)
+    code, out, _ = run(capsys, "workflow", "run", "wide", "--script", str(script), "--store", store, "--agent-cap",
+                       "3000")
+    assert code == 0 and len(out.splitlines()) < 40
+    code, out, _ = run(capsys, "workflow", "resume", "--script", str(script), "--store", store, "--agent-cap", "3000")
+    assert code == 0 and len(out.splitlines()) < 40
+    assert tally(out) == {"made": 2000, "done": 0, "cached": 2000, "failed": 0, "cancelled": 0}
 
 
 def test_progress_is_one_redrawn_bar_on_a_terminal(monkeypatch, store):
@@ -217,7 +263,7 @@ def test_ctrl_c_during_a_run_stops_it_cancelled_and_prints_how_to_resume_it(tmp_
     run_id = RunStore(store).last_run()
     assert process.returncode == 130, err
     assert err == f"alp-nb: interrupted; resume with alp-nb workflow resume {run_id} --store {store}\n"
-    assert "Traceback" not in out and "done     before" in out.splitlines()
+    assert "Traceback" not in out and tally(out)["done"] == 1
     stopped = load_run(run_id, store=store)
     assert stopped.status == "cancelled" and stopped.journal["label"].tolist() == ["before"]
     resumed = launch("wait-once", RunStore(store), registry(), resume=run_id)
@@ -275,9 +321,10 @@ def test_a_20000_character_label_phase_or_log_line_is_clipped_in_every_line_a_co
     assert code == 0 and max(len(line) for line in out.splitlines()) < 400
     code, out, _ = run(capsys, "workflow", "resume", "--store", store, "--script", str(script))
     assert code == 0 and max(len(line) for line in out.splitlines()) < 400
-    assert "cached   " + "x" * 70 in out and "…" in out
+    assert "phase    " + "P" * 70 in out and "…" in out
     code, out, _ = run(capsys, "workflow", "show", RunStore(store).last_run(), "--store", store)
     assert code == 0 and max(len(line) for line in out.splitlines()) < 400
+    assert "x" * 39 + "…" in out
 
 
 def test_show_prints_one_page_of_a_long_run_and_every_call_only_when_asked(capsys, store):

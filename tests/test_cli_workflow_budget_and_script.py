@@ -54,3 +54,31 @@ def test_a_script_file_that_breaks_is_named_with_its_line(tmp_path):
     empty.write_text("x = 1\n")
     result = alp_nb("workflow", "run", "batch-review", "--script", str(empty), "--store", str(tmp_path / "runs"))
     assert result.returncode == 2 and "saves no workflow: decorate its script with @saved_workflow" in result.stderr
+
+
+OWN_REVIEW = '''\
+from alp_nb import saved_workflow
+
+
+@saved_workflow(name="review-changes", description="our own review, one call")
+async def review_changes(ctx, args):
+    return await ctx.agent(f"our own look at {args['changes']}", label="our-review")
+'''
+
+
+def test_a_script_that_saves_its_own_review_changes_runs_that_version_from_the_command_line(tmp_path):
+    """The file's workflows go into a registry of their own that falls back on the default one, so a name the
+    default registry already holds is the file's own for that command, and only for it."""
+    script = tmp_path / "own_review.py"
+    script.write_text(OWN_REVIEW)
+    store = str(tmp_path / "runs")
+    ran = alp_nb("workflow", "run", "review-changes", "--script", str(script), "--args", '{"changes": "x"}',
+                 "--store", store)
+    assert ran.returncode == 0, ran.stderr
+    run_id = (tmp_path / "runs" / "last_run.txt").read_text().strip()
+    lines = [json.loads(line) for line in (tmp_path / "runs" / f"{run_id}.journal.jsonl").read_text().splitlines()]
+    assert [line["label"] for line in lines if line["kind"] == "agent"] == ["our-review"]
+    resumed = alp_nb("workflow", "resume", run_id, "--script", str(script), "--store", store)
+    assert resumed.returncode == 0 and "0 done, 1 cached" in resumed.stdout
+    builtin = alp_nb("workflow", "run", "review-changes", "--args", '{"changes": "x"}', "--store", store)
+    assert builtin.returncode == 0 and "calls    10 made" in builtin.stdout  # without the file: the built-in one

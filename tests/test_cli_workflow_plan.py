@@ -60,3 +60,18 @@ def test_workflow_plan_with_script_plans_a_workflow_kept_in_a_file_and_names_the
     missing = alp_nb("workflow", "plan", run_id, "--store", store)
     assert missing.returncode == 2 and missing.stdout == ""
     assert "unknown workflow `batch-review`" in missing.stderr and "`--script path`" in missing.stderr
+
+
+def test_plan_and_resume_of_an_s16_run_whose_args_hold_a_null_budget_work(tmp_path):
+    """The s16 reference may write ``"budget": null``: no budget, which a plan and a resume accept."""
+    from s16_support import CRASH, CRASHED_CALLS, write_s16_run
+
+    store, run_id = write_s16_run(tmp_path / ".runtime", "review-changes", status="failed", calls=CRASHED_CALLS,
+                                  output={"error": CRASH}, args={"changes": "diff", "budget": None})
+    planned = alp_nb("workflow", "plan", "--store", str(store.root))
+    assert planned.returncode == 0, planned.stderr
+    assert f"PLAN       resume of {run_id} · review-changes · run failed" in planned.stdout.splitlines()
+    assert "BUDGET     no token budget" in planned.stdout
+    resumed = alp_nb("workflow", "resume", "--store", str(store.root))
+    assert resumed.returncode == 0, resumed.stderr
+    assert "STATUS     completed" in resumed.stdout and "BUDGET" not in resumed.stdout

@@ -74,3 +74,15 @@ def test_runs_diff_exits_0_for_the_same_calls_and_results_and_1_when_they_differ
     assert main(["runs", "diff", one.run_id, changed.run_id, "--store", str(store.root)]) == 1
     out = capsys.readouterr().out
     assert "[changed value] audit:performance" in out and "RESULT     differs:" in out
+
+
+def test_a_call_asked_with_another_prompt_and_answered_the_same_is_a_changed_prompt_not_the_same(store):
+    source = launch("staged", store, args={"items": ["a"]})
+    fork = fork_run((store, source.run_id), prompts={"first-a": "first a, asked another way"}, registry=registry(),
+                    runner=MockAgentRunner({"first-a": "mock answer to first-a"}))
+    comparison = compare_runs(source.run_id, fork, store=store)
+    rows = comparison.calls.set_index("label")
+    assert (rows.loc["first-a", "status"], rows.loc["first-a", "prompt_changed"]) == ("changed prompt", True)
+    assert comparison.counts["changed prompt"] == 1 and comparison.result_diff == ""
+    assert "[changed prompt] first-a: prompt changed" in render(comparison, "text")
+    assert "changed prompt</span>" in render(comparison, "html")

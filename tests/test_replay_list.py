@@ -100,3 +100,17 @@ def test_an_empty_store_is_an_empty_table_and_a_missing_one_is_refused(store, tm
     with pytest.raises(ReplayError) as refused:
         list_runs(tmp_path / "nowhere")
     assert refused.value.code == "STORE_NOT_FOUND"
+
+
+def test_run_rows_are_the_rows_of_list_runs_as_plain_tuples(store):
+    from alp_nb.replay import run_rows
+
+    launch("sequence", store, args={"calls": 2})
+    launch("sequence", store, runner=FailingRunner({"step-1"}))
+    (store.root / "wf_sequence_0000000000000000.json").write_text("{")
+    rows, table = run_rows(store), list_runs(store)
+    assert [row._fields for row in rows] == [RUN_LIST_COLUMNS] * 3
+    assert [(row.run_id, row.status, row.error, row.calls) for row in rows] == [
+        (run_id, status, None if pd.isna(error) else error, None if pd.isna(calls) else calls)
+        for run_id, status, error, calls in table[["run_id", "status", "error", "calls"]].itertuples(index=False)]
+    assert [pd.Timestamp(row.updated, unit="s", tz="UTC") for row in rows] == table["updated"].tolist()

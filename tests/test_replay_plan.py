@@ -329,10 +329,12 @@ def test_a_forks_replaced_answer_is_cached_and_named_and_saves_nothing(store):
     assert plan.totals.live == 0 and plan.calls["tokens_saved"].tolist()[0] == 0
 
 
-def test_a_plan_of_an_interrupted_run_serves_what_it_journaled_and_says_it_cannot_tell_it_from_a_live_one(tmp_path):
+def test_a_plan_of_an_interrupted_run_serves_what_it_journaled_and_says_it_was_interrupted(tmp_path):
+    """Nobody holds the lock of a run whose process died: the plan probes it (never takes it) and says so."""
     store = interrupted_review(tmp_path / "runs")
     lock = store.paths(store.last_run()).lock.read_bytes()
     plan = plan_resume(store=store)
-    assert plan.run_status == "running" and (plan.totals.cached, plan.totals.live) == (KILLED_AFTER, 10 - KILLED_AFTER)
-    assert "· run running, or interrupted if no process runs it" in resume_plan_text(plan)
+    assert plan.run_status == "interrupted" and (plan.totals.cached, plan.totals.live) == (KILLED_AFTER,
+                                                                                          10 - KILLED_AFTER)
+    assert "· run interrupted" in resume_plan_text(plan)
     assert store.paths(plan.run_id).lock.read_bytes() == lock and store.snapshot(plan.run_id).status == "interrupted"

@@ -9,7 +9,7 @@ import re
 
 import pytest
 from hostile_text import assert_safe_html
-from runtime_support import OK_SCHEMA, FailingRunner, launch, run_script
+from runtime_support import OK_SCHEMA, FailingRunner, hostile_failure, launch, run_script
 from widget_support import html_values
 
 from alp_nb.cli import main
@@ -21,24 +21,6 @@ from alp_nb.viz.views import formats_of, render, view_of
 from alp_nb.widgets import RunViewer
 
 HOSTILE = '<script>alert(1)</script>"><img src=x onerror=y>\u202eevil\x1b[2J'
-
-
-def hostile_failure(store):
-    """A run whose phase, label, prompt and value carry markup and whose failure reason does too."""
-    async def script(ctx, args):
-        ctx.phase(HOSTILE)
-        await ctx.agent(f"prompt {HOSTILE}", label=f"label {HOSTILE}")
-        await ctx.agent("second", label="boom")
-
-    class Runner(MockAgentRunner):
-        def run(self, prompt, schema=None, label=""):
-            if label == "boom":
-                raise RuntimeError(f"runner broke: {HOSTILE}")
-            return super().run(prompt, schema, label)
-
-    run = run_script(store, script, Runner({f"label {HOSTILE}": f"value {HOSTILE}"}), (HOSTILE,))
-    assert run.status == "failed"
-    return run
 
 
 # --- the failure reason everywhere ------------------------------------------------------------------------------
@@ -122,7 +104,7 @@ def test_spend_rows_say_what_was_spent(store):
 
 
 def test_hostile_labels_phases_values_and_errors_are_escaped_in_the_record_views(store):
-    run = hostile_failure(store)
+    run = hostile_failure(store, HOSTILE)[0]
     record = load_run(run.run_id, store=store)
     assert HOSTILE in record.error and record.journal["label"].tolist() == [f"label {HOSTILE}", "boom"]
     html = render(record, "html")
@@ -136,7 +118,7 @@ def test_hostile_labels_phases_values_and_errors_are_escaped_in_the_record_views
 
 
 def test_the_repr_of_a_record_escapes_what_it_quotes(store):
-    text = repr(load_run(hostile_failure(store).run_id, store=store))
+    text = repr(load_run(hostile_failure(store, HOSTILE)[0].run_id, store=store))
     assert "\x1b" not in text and "\u202e" not in text and "\\x1b" in text
 
 
@@ -201,7 +183,7 @@ def test_the_viewer_of_a_resumed_record_tells_cached_calls_apart(store):
 
 
 def test_the_viewer_of_a_hostile_record_shows_only_text(store):
-    viewer = RunViewer(load_run(hostile_failure(store).run_id, store=store))
+    viewer = RunViewer(load_run(hostile_failure(store, HOSTILE)[0].run_id, store=store))
     for position in range(1, viewer.slider.max + 1):
         viewer.slider.value = position
         for value in html_values(viewer):

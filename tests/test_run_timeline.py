@@ -119,12 +119,13 @@ def test_a_call_asked_and_never_answered_when_its_process_died_is_unfinished_to_
     assert hung.seq == max(record["seq"] for record in journal_records(store, store.last_run(), asks=True))
 
 
-def written_run(store, lines, events, attempts=({"number": 1, "status": "completed", "firstSeq": 1},)):
+def written_run(store, lines, events, attempts=({"number": 1, "status": "completed", "firstSeq": 1},),
+                status="completed"):
     """A run in ``store`` holding the journal ``lines`` (sealed here) and the events ``events`` as given."""
     run_id = "wf_made_0123456789abcdef"
     store.root.mkdir(parents=True, exist_ok=True)
     store.paths(run_id).snapshot.write_text(json.dumps({
-        "runId": run_id, "taskId": f"local_workflow_{run_id}", "workflowName": "made", "status": "completed",
+        "runId": run_id, "taskId": f"local_workflow_{run_id}", "workflowName": "made", "status": status,
         "attempts": list(attempts), "sealedFrom": 1}))
     store.paths(run_id).journal.write_text("".join(sealed_line({"v": 3, **line}) for line in lines))
     store.paths(run_id).events.write_text("".join(json.dumps(event) + "\n" for event in events))
@@ -171,7 +172,25 @@ def test_a_crashed_run_whose_events_lag_its_journal_shows_every_journaled_call_a
     record = load_run(run_id, store=store)
     journaled = {row.key for row in record.journal.itertuples() if row.kind in ("agent", "ask")}
     assert {span.key for span in record.timeline.spans} == journaled
-    assert "the events file ends before the last" in record.timeline.note
+    assert record.timeline.note.startswith("the events file ends before the last")
+    assert record.timeline.note.endswith("every call is drawn from the journal")  # a first attempt serves none
+
+
+def test_a_resume_whose_events_lag_its_journal_warns_that_calls_it_served_from_the_journal_may_be_missing(store):
+    """A resume flushes the seqs it served (``calls_cached``) now and then; killed between two flushes, the
+    last of them are nowhere but in a lost buffer, so the note says so, for a resumed attempt only."""
+    run_id = written_run(store, [
+        {"seq": 1, "key": "agent-a", "kind": "agent", "label": "a", "prompt": "p", "value": 1, "tokens": 1,
+         "attempts": 1, "started": 1.0, "ended": 2.0},
+        {"seq": 2, "key": "agent-b", "kind": "agent", "label": "b", "prompt": "p", "value": 2, "tokens": 1,
+         "attempts": 1, "started": 11.0, "ended": 12.0}], [
+        {"type": "async_launched", "attempt": 1, "format": 2, "ts": 0.5},
+        {"type": "async_launched", "attempt": 2, "format": 2, "ts": 10.0}],
+        attempts=({"number": 1, "status": "interrupted", "firstSeq": 1},
+                  {"number": 2, "status": "failed", "firstSeq": 2}), status="failed")
+    note = timeline_of((store, run_id)).note
+    assert note == ("the events file ends before the last journal line: every call is drawn from the journal, "
+                    "but calls served from the journal after its end are not shown")
 
 
 def test_every_kind_of_run_gives_the_same_timeline(store):
@@ -186,8 +205,8 @@ def test_every_kind_of_run_gives_the_same_timeline(store):
 # --- the layout -------------------------------------------------------------------------------------------------
 
 
-def span(index, phase="P", start=0.0, end=1.0, outcome="live"):
-    return CallSpan(f"agent-{index}", f"call-{index}", phase, start, end, outcome, 1)
+def span(index, phase="P", start=0.0, end=1.0, outcome="live", label=None):
+    return CallSpan(f"agent-{index}", label or f"call-{index}", phase, start, end, outcome, 1)
 
 
 def test_overlapping_calls_take_rows_of_their_lane_and_calls_in_turn_share_one():
@@ -204,6 +223,22 @@ def test_a_lane_never_has_more_rows_than_the_cap():
     assert layout.rows == MAX_ROWS and len(layout.bars) == 50
 
 
+def test_calls_that_did_not_answer_carry_their_labels_however_short_their_bars():
+    """A failure is short (the runner raises at once); its bar still says which call it was, beside the bar, on
+    the side with room, and a bar long enough says it on itself, whatever its outcome."""
+    spans = (span(0, "P", 0.0, 10.0, "live", label="long-answered"),
+             span(1, "P", 0.0, 0.01, "failed", label="quick-failure"),
+             span(2, "P", 0.0, 0.01, "cancelled", label="cancelled-sibling"),
+             span(3, "P", 9.99, 10.0, "unfinished", label="asked-at-the-end"),
+             span(4, "P", 2.0, 2.01, "live", label="short-answered"))
+    labels = {label.text: label.place for label in timeline_layout(Timeline("t", spans)).labelled}
+    assert labels == {"long-answered": "inside", "quick-failure": "after", "cancelled-sibling": "after",
+                      "asked-at-the-end": "before"}  # a short answered call is left to its tooltip
+    texts = {element.text for element in ElementTree.fromstring(RunTimeline(Timeline("t", spans)).to_svg())
+             .iter(f"{SVG}text")}
+    assert set(labels) <= texts
+
+
 def test_phases_beyond_the_lane_cap_share_one_lane():
     spans = tuple(span(index, f"phase {index}") for index in range(MAX_LANES + 10))
     layout = timeline_layout(Timeline("t", spans))
@@ -218,8 +253,8 @@ def test_a_hundred_thousand_calls_draw_at_most_the_cap_and_the_caption_counts_th
     layout = picture.layout
     assert len(layout.bars) == MAX_BARS
     assert sum(bar.span.outcome == "failed" for bar in layout.bars) == 1000  # every failed call is drawn
-    assert "drew 2,000 of 100,000 calls: the failed and unfinished, then an even sample over time; not drawn:" \
-        in layout.caption
+    assert ("drew 2,000 of 100,000 calls: the failed, unfinished and cancelled, then an even sample over time; not "
+            "drawn:") in layout.caption
     left_out = [re.match(r"(Review|Verify): ([\d,]+) \(", line) for line in layout.caption]
     assert sum(int(match[2].replace(",", "")) for match in left_out if match) == 100_000 - MAX_BARS
     svg = picture.to_svg()

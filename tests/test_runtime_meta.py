@@ -16,6 +16,8 @@ from alp_nb.runtime import (
     saved_workflow,
     validate_meta,
 )
+from alp_nb.runtime.meta import validate_args
+from alp_nb.runtime.snapshot import parse_snapshot, run_budget
 
 
 def _refusal(meta) -> str:
@@ -196,3 +198,38 @@ def test_a_nested_workflow_checks_its_declared_args_and_the_run_fails_naming_the
     assert run.status == "failed" and ran == []
     assert run.error.startswith("workflow `topical` args do not match what `topical` takes: ")
     assert "('subject' was unexpected)" in run.error
+
+
+@pytest.mark.parametrize("budget", [0, -1, 1.5, "100", True, [100]])
+def test_a_budget_arg_must_be_a_positive_whole_number_of_tokens(budget):
+    with pytest.raises(WorkflowInputError, match=r"args.budget must be a positive integer number of tokens, or null"):
+        validate_args({"budget": budget})
+
+
+def test_a_null_budget_arg_means_no_budget():
+    """The s16 reference's runs may hold ``"budget": null``: a run under no budget, resumed as it was launched."""
+    assert validate_args({"changes": "x", "budget": None}) == {"changes": "x", "budget": None}
+    assert run_budget(parse_snapshot({"runId": "wf_x_0123456789abcdef", "taskId": "t", "workflowName": "x",
+                                      "args": {"budget": None}, "status": "failed"}, "x.json")) is None
+
+
+def test_a_registry_with_a_fallback_finds_its_own_workflows_first_then_the_fallback_s():
+    async def mine(ctx, args):
+        return "mine"
+
+    own = WorkflowRegistry(fallback=DEFAULT_REGISTRY)
+    own.register({"name": "review-changes", "description": "my own review"}, mine)
+    own.register({"name": "extra", "description": "only here"}, mine)
+    assert own.get("review-changes").fn is mine and DEFAULT_REGISTRY.get("review-changes").fn is not mine
+    assert "extra" in own and "extra" not in DEFAULT_REGISTRY and len(own) == len(DEFAULT_REGISTRY) + 1
+    names = [meta.name for meta in own.list()]
+    assert names == sorted(names) and names.count("review-changes") == 1
+    assert next(meta for meta in own.list() if meta.name == "review-changes").description == "my own review"
+    with pytest.raises(WorkflowInputError, match=r"unknown workflow `nope` \(saved: extra, review-changes\)"):
+        own.get("nope")
+
+
+def test_a_fallback_must_be_a_registry():
+    with pytest.raises(WorkflowInputError, match="fallback must be a WorkflowRegistry, not dict") as refused:
+        WorkflowRegistry(fallback={})
+    assert refused.value.code == "INVALID_OPTION"

@@ -34,6 +34,21 @@ def test_the_bar_counts_finished_calls_of_those_started_and_names_the_phase():
     assert progress.phase.value == "phase <b>Review</b> · 3 of 3 calls finished (1 cached, 1 failed)"
 
 
+def test_the_counts_never_go_back_when_a_phase_opens_with_calls_side_by_side():
+    progress, seen = RunProgress(), []
+    events = [{"type": "workflow_phase", "title": "Review"}, *[agent("started")] * 3, *[agent("done")] * 3,
+              {"type": "workflow_phase", "title": "Verify"}, *[agent("started", "Verify")] * 4,
+              agent("done", "Verify")]
+    for event in events:
+        progress(event)
+        seen.append((progress.bar.value, progress.bar.max))
+    values, maxima = zip(*seen, strict=True)
+    assert list(values) == sorted(values) and list(maxima) == sorted(maxima)
+    assert all(value <= most for value, most in seen)
+    assert seen[-1] == (4, 7)
+    assert progress.phase.value == "phase <b>Verify</b> · 4 of 7 calls finished"
+
+
 def test_the_end_of_the_run_colours_the_bar_and_names_the_run():
     progress = RunProgress()
     progress({"type": "task_notification", "runId": "wf_x_0123456789abcdef", "status": "failed",

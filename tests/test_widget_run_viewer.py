@@ -104,6 +104,39 @@ def test_finding_part_of_a_label_ignores_case_goes_round_and_never_spans_two_lab
 # --- what each call was -----------------------------------------------------------------------------------------
 
 
+# --- filters ----------------------------------------------------------------------------------------------------
+
+
+def test_a_status_filter_keeps_the_failed_calls_and_the_buttons_step_between_them_only(store):
+    viewer = RunViewer(failed_run(store))
+    assert viewer.status_filter.options[0] == ("any", "") and viewer.status_filter.value == ""  # shown, not blank
+    viewer.status_filter.value = "failed"
+    assert [viewer.calls.call(index).label for index in viewer.matches] == ["broken"]
+    assert viewer.current.label == "broken" and "1 of 4 calls match" in viewer.matched.value
+    assert viewer.previous_button.disabled and viewer.next_button.disabled  # no other failed call to go to
+    viewer.status_filter.value = ""
+    assert viewer.matches is None and viewer.matched.value == "" and not viewer.previous_button.disabled
+
+
+def test_filters_combine_and_the_pattern_searches_label_prompt_and_value_case_folded(store):
+    viewer = RunViewer(review(store))
+    viewer.pattern.value = "SECURITY"  # in labels (audit:security, verify:security:...) and prompts
+    found = [viewer.calls.call(index).label for index in viewer.matches]
+    assert found and all("security" in label for label in found)
+    viewer.phase_filter.value = "Verify"
+    assert [viewer.calls.call(index).label for index in viewer.matches] == [
+        label for label in found if label.startswith("verify:")]
+    viewer.pattern.value = "no call says this"
+    assert viewer.matches == [] and "no call matches" in viewer.matched.value
+
+
+def test_first_failed_jumps_to_the_first_failed_call_and_is_disabled_without_one(store):
+    viewer = RunViewer(failed_run(store))
+    viewer.first_failed_button.click()
+    assert viewer.current.outcome == "failed" and viewer.current.label == "broken"
+    assert RunViewer(review(store)).first_failed_button.disabled
+
+
 def test_a_cached_call_from_a_resumed_run_and_a_failed_call_are_told_apart(store):
     first = review(store)
     resumed = RunViewer(review(store, resume=first.run_id))

@@ -19,22 +19,19 @@ from typing import TextIO
 
 from alp_nb.base.errors import AlpError
 
-from .errors import CLI_ERROR_CODES, UsageError
+from .errors import CLI_ERROR_CODES, INTERRUPTED, UsageError
 
 __all__ = ["CLI_ERROR_CODES", "UsageError", "main"]
 
 COMMAND_GROUPS = {
     "agent": "list, show, test and trust roles",
     "context": "inspect an execution",
-    "workflow": "list, run, plan, resume and show saved workflows",
-    "runs": "list and show the runs of a store, read after the fact",
+    "workflow": "list, run, fork, plan, resume and show saved workflows",
+    "runs": "list, show, compare and export the runs of a store, read after the fact",
     "contract": "lint, simulate, review and draft loop contracts",
     "policy": "ask the policy engine what-if questions",
 }
 """Each group's one-line help; its commands live in ``alp_nb.cli.<group>``."""
-
-INTERRUPTED = 130
-"""The shell's exit code for a command stopped by Ctrl-C (128 + SIGINT)."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -52,6 +49,12 @@ def main(argv: list[str] | None = None) -> int:
             warnings.showwarning = _one_line_warning
             return _main(argv)
     except KeyboardInterrupt:
+        print("alp-nb: interrupted", file=sys.stderr)
+        return INTERRUPTED
+    except Exception as error:
+        if not isinstance(error.__cause__, KeyboardInterrupt):
+            raise
+        # a Ctrl-C a library wrapped in its own error (pydantic does, in a serializer's callback) is still one
         print("alp-nb: interrupted", file=sys.stderr)
         return INTERRUPTED
 
@@ -99,9 +102,29 @@ def _to_stderr(*lines: str) -> None:
 def _parser(chosen: str | None) -> argparse.ArgumentParser:
     """Every group, with the commands of the ``chosen`` one (the others are only named, with their help)."""
     parser = argparse.ArgumentParser(prog="alp-nb", description="The ALP agent model, from a terminal.")
+    parser.add_argument("--version", action=_Version, help="print alp-nb's version and exit")
     groups = parser.add_subparsers(title="commands")
     for name, help_text in COMMAND_GROUPS.items():
         group = groups.add_parser(name, help=help_text)
         if name == chosen:
             importlib.import_module(f"{__name__}.{name}").register(group)
     return parser
+
+
+class _Version(argparse.Action):
+    """``--version``: ``alp-nb <version>``, the installed distribution's, else the package's own ``__version__``.
+    Worked out only when asked (``importlib.metadata`` takes milliseconds to load), and it loads no layer."""
+
+    def __init__(self, option_strings: list[str], dest: str, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            number = version("alp_nb")
+        except PackageNotFoundError:  # run from a source tree: the package (always loaded before its cli) says
+            number = sys.modules["alp_nb"].__version__
+        print(f"alp-nb {number}")
+        parser.exit()

@@ -7,6 +7,8 @@ from typing import ClassVar
 from alp_nb.base.errors import AlpError
 
 CLI_ERROR_CODES: tuple[str, ...] = ("USAGE", "UNKNOWN_TIER")
+INTERRUPTED = 130
+"""The shell's exit code for a command stopped by Ctrl-C (128 + SIGINT)."""
 
 
 class UsageError(AlpError):

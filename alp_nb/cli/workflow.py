@@ -1,9 +1,17 @@
-"""``alp-nb workflow``: list the saved workflows, run or resume one in a run store, show a stored run.
+"""``alp-nb workflow``: list the saved workflows, run, fork or resume one in a run store, plan a resume, show a
+stored run.
 
-Ctrl-C during ``run`` or ``resume`` stops the run (recorded ``cancelled``, resumable), prints how to resume it and
-exits 130. Runs answer every agent call with ``MockAgentRunner``: nothing documents a way to pick another runner
-from the command line, and the mock keeps a terminal run offline and repeatable. Other runners
+Ctrl-C during ``run``, ``fork`` or ``resume`` stops the run (recorded ``cancelled``, resumable), prints how to resume
+it and exits 130. Runs answer every agent call with ``MockAgentRunner``: nothing documents a way to pick another
+runner from the command line, and the mock keeps a terminal run offline and repeatable. Other runners
 (``AnthropicAgentRunner``) are chosen from Python with ``run_workflow(..., runner=...)``.
+
+A ``--script`` file is loaded into a registry of its own that falls back on the default one, so a file may save
+its own version of a built-in workflow (its own ``review-changes``) and the command runs that version.
+
+On a terminal a run's progress is one redrawn bar; into a file or a pipe it is the phase, log, retried and failed
+lines and, at the end, one line counting the calls by how they ended: a 2,000-call resume is tens of lines, not
+thousands.
 """
 
 from __future__ import annotations
@@ -17,19 +25,25 @@ from typing import Any, NamedTuple, Self, TextIO
 from alp_nb.base.untrusted_json import UntrustedJson, loads_untrusted
 from alp_nb.runtime import (
     DEFAULT_REGISTRY,
+    Fork,
+    RunStore,
     WorkflowInputError,
+    WorkflowRegistry,
     WorkflowRun,
     load_workflow_file,
     resume_workflow,
     run_workflow,
 )
 from alp_nb.runtime.meta import validate_args
-from alp_nb.viz.runs import CallTally, event_line, progress_bar, run_text, workflow_registry_text
+from alp_nb.viz.runs import CallTally, event_line, progress_bar, run_text, tally_line, workflow_registry_text
 from alp_nb.viz.terminal import print_lines
+
+from .errors import INTERRUPTED, UsageError
 
 STORE_HELP = "run store folder (default: ./.alp-runs)"
 SCRIPT_HELP = "a Python file that saves the workflow with @saved_workflow (for a workflow not built in)"
-INTERRUPTED = 130  # the shell's code for a command stopped by Ctrl-C (128 + SIGINT)
+LOGGED_CALLS = ("retry", "failed")
+"""The call events a log (a stream that is not a terminal) prints a line for; the others are counted at the end."""
 
 
 def register(group: argparse.ArgumentParser) -> None:
@@ -53,6 +67,17 @@ def register(group: argparse.ArgumentParser) -> None:
                         "the next (recorded on the attempt)")
     resume.add_argument("--script", help=SCRIPT_HELP)
     resume.set_defaults(handler=_resume)
+    fork = workflow.add_parser("fork", help="a new run from a stored run's journal with some answers or prompts "
+                               "replaced: only the calls that depend on them run (mock runner)")
+    fork.add_argument("run_id", help="wf_… (the run to fork)")
+    fork.add_argument("--store", help=STORE_HELP)
+    fork.add_argument("--script", help=SCRIPT_HELP)
+    fork.add_argument("--value", action="append", default=[], metavar="LABEL=JSON",
+                      help="the answer the call labelled LABEL gets instead, as JSON (repeat for more calls)")
+    fork.add_argument("--prompt", action="append", default=[], metavar="LABEL=TEXT",
+                      help="the prompt the call labelled LABEL asks instead (repeat for more calls)")
+    fork.add_argument("--agent-cap", type=int, default=1000, help="distinct agent calls allowed (default 1000)")
+    fork.set_defaults(handler=_fork)
     show = workflow.add_parser("show", help="a stored run: status, usage, phases and a page of its journaled calls")
     show.add_argument("run_id", help="wf_…")
     show.add_argument("--store", help=STORE_HELP)
@@ -74,8 +99,9 @@ def _plan(args: argparse.Namespace) -> int:
     from alp_nb.replay.plan import plan_resume
     from alp_nb.viz.plans import resume_plan_text
 
-    _load_script(args.script)
-    plan = plan_resume(args.run_id, store=args.store, budget=args.budget, agent_cap=args.agent_cap)
+    registry = script_registry(args.script)
+    plan = plan_resume(args.run_id, store=args.store, registry=registry, budget=args.budget,
+                       agent_cap=args.agent_cap)
     print_lines(*resume_plan_text(plan, every_call=True, show_warnings=False).split("\n"))  # warnings: stderr
     return 0
 
@@ -87,22 +113,62 @@ def _list(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     workflow_args = _json_object(args.args)
-    _load_script(args.script)
-    return _drive(lambda progress: run_workflow(args.name, workflow_args, store=args.store, agent_cap=args.agent_cap,
-                                                on_event=progress), _Where(args.store, args.script))
-
-
-def _resume(args: argparse.Namespace) -> int:
-    _load_script(args.script)
-    return _drive(lambda progress: resume_workflow(args.run_id, store=args.store, agent_cap=args.agent_cap,
-                                                   budget=args.budget, on_event=progress),
+    registry = script_registry(args.script)
+    return _drive(lambda progress: run_workflow(args.name, workflow_args, store=args.store, registry=registry,
+                                                agent_cap=args.agent_cap, on_event=progress),
                   _Where(args.store, args.script))
 
 
-def _load_script(path: str | None) -> None:
-    """Save the workflows of the file named by ``--script`` before the run looks its workflow up."""
-    if path is not None:
-        load_workflow_file(path)
+def _resume(args: argparse.Namespace) -> int:
+    registry = script_registry(args.script)
+    return _drive(lambda progress: resume_workflow(args.run_id, store=args.store, registry=registry,
+                                                   agent_cap=args.agent_cap, budget=args.budget, on_event=progress),
+                  _Where(args.store, args.script))
+
+
+def _fork(args: argparse.Namespace) -> int:
+    """The fork run to its end as ``run`` runs a workflow; its report ends with the command comparing it with its
+    source. Bad replacements are refused before anything is loaded or written."""
+    values = _replacements(args.value, "--value", _json_value)
+    prompts = _replacements(args.prompt, "--prompt", lambda text, _field: text)
+    fork = Fork(args.run_id, values, prompts)
+    registry = script_registry(args.script)
+    name = RunStore(args.store).read_snapshot(args.run_id).workflow_name
+    return _drive(lambda progress: run_workflow(name, store=args.store, registry=registry, agent_cap=args.agent_cap,
+                                                fork=fork, on_event=progress), _Where(args.store, args.script))
+
+
+def _replacements(given: list[str], option: str, parse: Callable[[str, str], Any]) -> dict[str, Any]:
+    """``LABEL=…`` options as {label: parsed}; USAGE naming the option for a missing ``=``, a blank or repeated
+    label, or a value ``parse`` refuses."""
+    found: dict[str, Any] = {}
+    for text in given:
+        label, equals, rest = text.partition("=")
+        if not equals or not label.strip():
+            raise UsageError("USAGE", f"{option} must be LABEL=…, a call's label and what it gets instead, not "
+                             f"{text!r}")
+        if label in found:
+            raise UsageError("USAGE", f"{option} names the call `{label}` twice")
+        found[label] = parse(rest, f"{option} {label}")
+    return found
+
+
+def _json_value(text: str, field: str) -> Any:
+    """Strict JSON (``loads_untrusted``), refused in one line naming ``field``."""
+    try:
+        return loads_untrusted(text)
+    except UntrustedJson as error:
+        raise UsageError("USAGE", f"{field}: not valid JSON: {error.message.removeprefix('not JSON: ')}") from None
+
+
+def script_registry(path: str | None) -> WorkflowRegistry | None:
+    """The registry the file named by ``--script`` saves its workflows into, loaded before a command looks its
+    workflow up: one of its own, falling back on the default registry (None without a file: the default one)."""
+    if path is None:
+        return None
+    registry = WorkflowRegistry(fallback=DEFAULT_REGISTRY)
+    load_workflow_file(path, registry)
+    return registry
 
 
 def _show(args: argparse.Namespace) -> int:
@@ -162,6 +228,10 @@ def _json_object(text: str | None) -> Any:
 def _report(run: WorkflowRun, where: _Where) -> int:
     print(run_text(run))
     print(f"OUTPUT     {run.launched.output_file}")
+    origin = run.task.fork
+    if origin is not None:
+        store = f" --store {where.store}" if where.store else ""
+        print_lines(f"COMPARE    alp-nb runs diff {origin.run_id} {run.run_id}{store}")
     if run.status == "completed":
         return 0
     task = run.task
@@ -213,7 +283,8 @@ class _Progress:
     def _show(self, event: dict[str, Any]) -> None:
         line = event_line(event)
         if not self.tty:
-            if line is not None:
+            self.tally.add(event)
+            if line is not None and (event.get("type") != "workflow_agent" or event.get("status") in LOGGED_CALLS):
                 print(line, file=self.stream, flush=True)
                 self.wrote = True
             return
@@ -226,5 +297,10 @@ class _Progress:
         self.wrote = True
 
     def __exit__(self, *exc_info: object) -> None:
-        if self.wrote and not self.closed:  # ends the bar's line, or separates the event lines from the summary
+        if self.closed:
+            return
+        if not self.tty and self.tally.started:
+            print(tally_line(self.tally), file=self.stream)
+            self.wrote = True
+        if self.wrote:  # ends the bar's line, or separates the event lines from the summary
             print(file=self.stream)

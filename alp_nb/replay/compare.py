@@ -2,9 +2,10 @@
 
 Calls are paired by label (an s16 line without one, by key), the n-th call of a label in one run with the n-th
 in the other, in journal order (a fork's lines copied from its source count only where its script asked them);
-each pair is ``same`` (the same answer), ``changed value``, ``only in a`` or ``only in b``. A pair whose prompt
-or schema differs says so (``prompt_changed``) whatever its answer. A fork and its source compare this way:
-every call the fork reran is a changed or new one.
+each pair is ``same`` (the same call, the same answer), ``changed value``, ``changed prompt`` (asked with another
+prompt or schema, and answered the same: a rerun that changed nothing is still a difference to see), ``only in a``
+or ``only in b``. ``prompt_changed`` says a pair's prompt or schema differs whatever its answer. A fork and its
+source compare this way: every call the fork reran is a changed or new one.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 
 COMPARISON_COLUMNS: tuple[str, ...] = ("label", "status", "prompt_changed", "a_seq", "b_seq", "a_value", "b_value",
                                        "a_tokens", "b_tokens")
-STATUSES = ("same", "changed value", "only in a", "only in b")
+STATUSES = ("same", "changed value", "changed prompt", "only in a", "only in b")
 
 
 @dataclass(frozen=True)
@@ -70,11 +71,14 @@ def compare_runs(a: Any, b: Any, *, store: RunStore | str | os.PathLike[str] | N
     rows = []
     for slot in [*left, *(slot for slot in right if slot not in left)]:
         one, other = left.get(slot), right.get(slot)
+        prompt_changed = one is not None and other is not None and one["key"] != other["key"]
         if one is None or other is None:
             status = "only in b" if one is None else "only in a"
+        elif _json(one["value"]) != _json(other["value"]):
+            status = "changed value"
         else:
-            status = "same" if _json(one["value"]) == _json(other["value"]) else "changed value"
-        rows.append((slot[0], status, one is not None and other is not None and one["key"] != other["key"],
+            status = "changed prompt" if prompt_changed else "same"
+        rows.append((slot[0], status, prompt_changed,
                      *(row["seq"] if row is not None else None for row in (one, other)),
                      *(row["value"] if row is not None else None for row in (one, other)),
                      *(row["tokens"] if row is not None else None for row in (one, other))))

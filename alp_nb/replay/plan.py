@@ -33,6 +33,7 @@ from alp_nb.base.errors import AlpError
 from alp_nb.runtime.calls import CallRecord
 from alp_nb.runtime.dry_runs import DryRun, JournalMatch, dry_run, journal_match
 from alp_nb.runtime.errors import WorkflowInputError
+from alp_nb.runtime.forecast import AnswerCosts, CostForecast, forecast_cost
 from alp_nb.runtime.journal import JournalRead
 from alp_nb.runtime.keys import canonical_dumps
 from alp_nb.runtime.resume import decide_resume, spent_text
@@ -47,6 +48,8 @@ from .timeline import attempt_finder
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from alp_nb.runtime.snapshot import RunSnapshot
 
 PLAN_COLUMNS: tuple[str, ...] = (
     "order", "label", "action", "reason", "detail", "tokens_saved", "phase", "workflow", "journal_seq", "after_live",
@@ -104,7 +107,9 @@ class ResumePlan:
     ``match`` counts the journaled calls the script asks for again; ``warning`` says it loudly when that is fewer
     than half (``differs``). ``budget`` is the budget a resume would run under (``budget_raised`` when the plan
     raised it), ``spent`` the tokens every attempt spent as the budget counts them: those recorded and the
-    ``reserved`` ones held for the ``unanswered`` calls (asked and never answered on record); ``refusal`` says
+    ``reserved`` ones held for the ``unanswered`` calls (asked and never answered on record); ``forecast`` what the
+    live calls should cost, from the journal's own history (``runtime.forecast``), and ``shortfall`` says when the
+    budget does not cover its upper end, naming the ``--budget`` that would; ``refusal`` says
     why a resume would be refused (a run over its budget: every call is still listed). ``dry_run_status`` and
     ``dry_run_error`` say how the script's dry run ended (``failed`` with the error where a real resume would fail
     the same way, or where the script broke on a stand-in answer). ``warnings`` is what the readers reported
@@ -122,6 +127,7 @@ class ResumePlan:
     spent: int = 0
     unanswered: int = 0
     reserved: int = 0
+    forecast: CostForecast | None = None
     budget_raised: bool = False
     refusal: str | None = None
     dry_run_status: str = "completed"
@@ -146,6 +152,19 @@ class ResumePlan:
     def refused(self) -> bool:
         """A resume would be refused as things stand (``refusal`` says why and how to go on)."""
         return self.refusal is not None
+
+    @property
+    def shortfall(self) -> str | None:
+        """Why a resume would most likely stop on its budget before it finishes, and the ``--budget`` that would
+        do; None when the budget covers the forecast's upper end (or there is no budget)."""
+        forecast = self.forecast
+        if forecast is None or not forecast.calls or forecast.fits(self.budget, self.spent):
+            return None
+        needed = forecast.needed_budget(self.spent)
+        left = max((self.budget or 0) - self.spent, 0)
+        return (f"the budget leaves {left:,} tokens but the live calls should cost {forecast.expected:,} "
+                f"({forecast.low:,}–{forecast.high:,}): a resume would likely stop on its budget; --budget {needed:,} "
+                "would cover them")
 
     @property
     def pages(self) -> int:
@@ -214,16 +233,31 @@ async def _plan(run_id: str | None, store: Any, registry: WorkflowRegistry | Non
                               spent_before=spent.counted, prompts=decision.prompts, agent_cap=agent_cap,
                               run_id=run_id)
     match = journal_match(journal, rehearsal.calls)
+    forecast = forecast_cost([(call.label, call.phase) for call in rehearsal.calls if call.outcome != CACHED],
+                             lines.costs.history(), _run_mean(snapshot))
     needed = any(call.outcome != CACHED and not call.after_live for call in rehearsal.calls)
     events = _events(store, run_id, found) if needed else _Events()  # two lines a call: read only to tell why
     calls, totals = _classified(rehearsal, journal, lines, events, completed=snapshot.status == "completed")
     return ResumePlan(
-        run_id=run_id, workflow=saved.meta.name, run_status=snapshot.status, calls=calls,
+        run_id=run_id, workflow=saved.meta.name, run_status=_status(store, snapshot), calls=calls,
         unused=_unused(journal, lines, rehearsal), match=match, totals=totals, budget=decision.budget,
-        spent=spent.counted, unanswered=spent.unanswered, reserved=spent.reserved, budget_raised=decision.raised,
-        refusal=refusal,
+        spent=spent.counted, unanswered=spent.unanswered, reserved=spent.reserved, forecast=forecast,
+        budget_raised=decision.raised, refusal=refusal,
         dry_run_status=rehearsal.status, dry_run_error=rehearsal.error,
         warning=_warning(match, totals, rehearsal), labels_known=not lines.unlabelled, warnings=tuple(found))
+
+
+def _status(store: RunStore, snapshot: RunSnapshot) -> str:
+    """The run's status, ``interrupted`` for a running one whose lock nobody holds (probed, never taken)."""
+    if snapshot.status == "running" and not store.is_active(snapshot.run_id):
+        return "interrupted"
+    return snapshot.status
+
+
+def _run_mean(snapshot: RunSnapshot) -> float | None:
+    """The tokens a call of the run cost on average, from its usage: the forecast's last resort."""
+    usage = snapshot.usage.cumulative
+    return usage.tokens / usage.agents if usage.agents and usage.tokens else None
 
 
 # --- what the run's files tell ----------------------------------------------------------------------------------
@@ -243,14 +277,15 @@ class _Line:
 
 class _JournalLines:
     """What the plan keeps of each journal line the reader accepts (its ``on_record``): the calls by key and by
-    label, why a call's answer failed (the runner's error, the schema's issues), the calls cancelled (in which
-    attempt, and whether an answer was paid for), the attempts in which a call failed, and the answers replaced
-    by a fork."""
+    label, what their answers cost, why a call's answer failed (the runner's error, the schema's issues), the
+    calls cancelled (in which attempt, and whether an answer was paid for), the attempts in which a call failed,
+    and the answers replaced by a fork."""
 
     def __init__(self, attempt_of: Callable[[int | None], int]) -> None:
         self.attempt_of = attempt_of
         self.by_key: dict[str, _Line] = {}
         self.by_label: dict[str, list[_Line]] = {}
+        self.costs = AnswerCosts()
         self.bad: dict[str, str] = {}
         self.cancelled: dict[str, tuple[int, bool]] = {}
         self.failed_in: set[int] = set()
@@ -260,6 +295,7 @@ class _JournalLines:
     def on_record(self, record: dict[str, Any], seq: int, _line_no: int) -> None:
         key, label = record["key"], record.get("label")
         label = label if isinstance(label, str) else None
+        self.costs.on_record(record)
         if record.get("kind") == "spend":
             reason = record.get("reason")
             if reason in BAD_ANSWERS:

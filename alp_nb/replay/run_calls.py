@@ -15,7 +15,7 @@ import math
 import re
 from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -120,7 +120,9 @@ class RunCalls:
     def __len__(self) -> int:
         return len(self._spans)
 
-    def call(self, index: int) -> RunCall:
+    def call(self, index: int, *, whole_line: bool = True) -> RunCall:
+        """Call ``index`` with its journal row; ``whole_line=False`` leaves its whole line (``entry``, the schema)
+        unread, for a list of many calls that shows none of it: no file is opened."""
         span = self._spans[index]
         row, journal = self._row(span), self._journal
         if row is None or journal is None:
@@ -128,7 +130,8 @@ class RunCalls:
         prompt, value, tokens, error = (journal.at[row, name] for name in ("prompt", "value", "tokens", "error"))
         kept = span.outcome in ("live", "retried", "cached")
         return RunCall(index + 1, span, prompt if isinstance(prompt, str) else None, value if kept else None,
-                       int(tokens) if kept else None, error if isinstance(error, str) else None, self._entry(row))
+                       int(tokens) if kept else None, error if isinstance(error, str) else None,
+                       self._entry(row) if whole_line else None)
 
     def find(self, text: str, after: int) -> int | None:
         """The index of the next call after ``after`` (round to the first after the last) that ``text`` names: the
@@ -191,8 +194,21 @@ class RunCalls:
 
     @cached_property
     def _texts(self) -> tuple[str, list[int]]:
-        """Label, prompt and value of every call, case folded, one call a line (made on the first pattern)."""
-        return _joined(_folded(" ".join(self._searched(index))) for index in range(len(self._spans)))
+        """Label, prompt and value of every call, case folded, one call a line (made on the first pattern, from
+        the journal's columns read whole: a cell at a time would cost a second on a long run)."""
+        journal = self._journal
+        if journal is None:
+            return self._labels
+        prompts, values, rows = journal["prompt"].tolist(), journal["value"].tolist(), self._rows
+        texts = []
+        for span in self._spans:
+            row = None if span.seq is None else rows.get(span.seq)
+            if row is None:
+                texts.append(_folded(span.label))
+                continue
+            prompt, value = prompts[row], values[row]
+            texts.append(_folded(f"{span.label} {prompt if isinstance(prompt, str) else ''} {_searchable(value)}"))
+        return _joined(texts)
 
     def _matching(self, needle: str) -> set[int]:
         text, starts = self._texts
@@ -203,16 +219,6 @@ class RunCalls:
             next_line = starts[index + 1] if index + 1 < len(starts) else len(text)
             at = text.find(needle, next_line)
         return found
-
-    def _searched(self, index: int) -> Sequence[str]:
-        span = self._spans[index]
-        row, journal = self._row(span), self._journal
-        if row is None or journal is None:
-            return (span.label,)
-        prompt, value = journal.at[row, "prompt"], journal.at[row, "value"]
-        shown_value = "" if value is None or (isinstance(value, float) and math.isnan(value)) else (
-            value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str))
-        return span.label, prompt if isinstance(prompt, str) else "", shown_value
 
     def _row(self, span: CallSpan) -> int | None:
         return None if span.seq is None else self._rows.get(span.seq)
@@ -239,6 +245,13 @@ def _joined(texts: Iterable[str]) -> tuple[str, list[int]]:
         parts.append(text)
         at += len(text) + 1
     return "\n".join(parts), starts
+
+
+def _searchable(value: Any) -> str:
+    """A journaled value as the search sees it: a string as itself, anything else as JSON, nothing as nothing."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
 
 
 def _folded(text: str) -> str:

@@ -280,19 +280,23 @@ def _phase_tokens(snapshot: RunSnapshot, cumulative: Counter[str], this_attempt:
 
 def _note(record: RunRecord, rows: Sequence[tuple], events: Sequence[RunEvent]) -> str:
     """What the picture cannot tell: journal lines without times, or an events file that ends before the
-    journal does (the calls it lacks are drawn from the journal; those served from the journal are not)."""
+    journal does. The calls it lacks are drawn from the journal; those a resume or a fork served from the journal
+    after its end (their ``calls_cached`` line never written) cannot be, and only such an attempt is warned."""
     if rows and not any(_time(row[7]) or _time(row[8]) for row in rows):
         return ("the journal holds no times (an s16 run): its calls are shown in the order of their lines, at "
                 "the start")
     last_event = max((event.ts for event in events), default=None)
     if last_event is None or record.status == "completed":
         return ""
-    later = sum(1 for row in rows if max(_clock(row[7]), _clock(row[8])) > last_event)
+    attempt_of = attempt_finder(record.snapshot)
+    later = [row for row in rows if max(_clock(row[7]), _clock(row[8])) > last_event]
     if not later:
         return ""
-    lines = "1 journal line" if later == 1 else f"{later:,} journal lines"
-    return (f"the events file ends before the last {lines} (the run stopped before writing it): those calls are "
-            "drawn from the journal, and any it served from the journal after that are not shown")
+    lines = "journal line" if len(later) == 1 else f"{len(later):,} journal lines"
+    why = "has not caught up with" if record.status == "running" else "ends before"
+    note = f"the events file {why} the last {lines}: every call is drawn from the journal"
+    could_serve = record.snapshot.fork is not None or any(attempt_of(row[0]) > 1 for row in later)
+    return note + (", but calls served from the journal after its end are not shown" if could_serve else "")
 
 
 def _clock(value: object) -> float:

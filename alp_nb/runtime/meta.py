@@ -81,7 +81,8 @@ def check_declared_args(contract: OutputContract | None, args: dict[str, Any], w
 
 
 def validate_args(args: Any, field: str = "args") -> dict[str, Any]:
-    """A private JSON copy of workflow arguments: an object of JSON values; ``budget``, if set, a positive int."""
+    """A private JSON copy of workflow arguments: an object of JSON values; ``budget``, if set, a positive int, or
+    null for no budget (what a run written elsewhere, the s16 reference's included, may hold)."""
     if args is None:
         return {}
     if not isinstance(args, Mapping):
@@ -105,10 +106,10 @@ def validate_args(args: Any, field: str = "args") -> dict[str, Any]:
             raise WorkflowInputError("INVALID_ARGS", f"{field} {what} is not valid Unicode text (a lone surrogate at "
                                      f"character {error.start}): a run could not write it to its files") from None
     budget = copy.get("budget")
-    if "budget" in copy and (type(budget) is not int or budget <= 0):
-        raise WorkflowInputError("INVALID_ARGS", f"{field}.budget must be a positive integer number of tokens")
+    if budget is not None and (type(budget) is not int or budget <= 0):
+        raise WorkflowInputError("INVALID_ARGS", f"{field}.budget must be a positive integer number of tokens, "
+                                 "or null for no budget")
     return copy
-
 
 
 def _texts(value: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[str, tuple[str, ...], bool]]:

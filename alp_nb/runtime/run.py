@@ -29,6 +29,7 @@ from .dry_runs import dry_run, journal_match
 from .errors import WorkflowInputError
 from .events import EVENTS_FORMAT, EventLog, Subscriber
 from .execution_context import run_script
+from .forecast import AnswerCosts, forecast_cost
 from .fork import Fork, ForkSeed, fork_seed
 from .journal import JournalRead, JournalWriter
 from .keys import validate_run_id
@@ -112,7 +113,7 @@ async def run_workflow(name: str, args: Any = None, resume_from_run_id: str | No
         launch = _Launch.prepare(name, args, resume_from_run_id, store=store, runner=runner, registry=registry,
                                  agent_cap=agent_cap, concurrency=concurrency, durability=durability,
                                  on_call=on_call, budget=budget, fork=fork)
-        await launch.warn_if_script_differs()
+        await launch.warn_before_resuming()
         return await launch.execute(subscribers)
     except BaseException as error:
         if launch is not None and not launch.started:
@@ -173,6 +174,7 @@ class _Launch:
         self.started = False  # execute() took over the lock
         self.notified = False  # the final task_notification went out
         self.spent_before = Usage()
+        self.costs: list[tuple[str | None, str | None, int]] = []  # (label, phase, tokens) of each answered call
         self.state: AttemptState | None = None
         if decision is not None:
             self.journal, self.previous, self.budget = decision.journal, decision.previous, decision.budget
@@ -229,31 +231,48 @@ class _Launch:
         lock = store.acquire(run_id)
         try:
             snapshot = store.read_snapshot(run_id)  # as of taking the lock
-            journal = store.read_journal(snapshot)  # warns of lines missing from it before anything runs again
+            costs = AnswerCosts()  # the forecast's history
+            journal = store.read_journal(snapshot, on_record=costs.on_record)  # warns of lost lines
             decision = decide_resume(snapshot, journal, saved, args, budget)
         except BaseException:
             lock.release()
             raise
-        return cls(saved=saved, store=store, run_id=run_id, args=decision.args, lock=lock, decision=decision,
-                   **options)
+        launch = cls(saved=saved, store=store, run_id=run_id, args=decision.args, lock=lock, decision=decision,
+                     **options)
+        launch.costs = costs.history()
+        return launch
 
-    async def warn_if_script_differs(self) -> None:
-        """Before a resume by a script other than the one that journaled the calls (its digest differs, or none
-        was kept): a dry run counts the journaled calls it asks for again, and fewer than half is said loudly."""
-        journal = self.journal
-        if self.decision is None or not journal.calls:
+    async def warn_before_resuming(self) -> None:
+        """Before a resume, a dry run (against the journal, nothing written, no model asked) when it can tell
+        something: by a script other than the one that journaled the calls (its digest differs, or none was kept),
+        fewer than half of them asked again is said loudly; under a budget, live calls whose forecast
+        (``forecast``, from this run's own answers) does not fit in what it leaves are said too, with the budget
+        that would."""
+        journal, decision = self.journal, self.decision
+        if decision is None:
             return
-        digests = {attempt.script_digest for attempt in self.previous} or {self.decision.snapshot.script_digest}
-        if digests == {self.saved.digest}:
+        digests = {attempt.script_digest for attempt in self.previous} or {decision.snapshot.script_digest}
+        differs = bool(journal.calls) and digests != {self.saved.digest}
+        if not differs and self.budget is None:
             return
         rehearsal = await dry_run(self.saved, self.args, journal, registry=self.registry, prompts=self.prompts,
                                   agent_cap=self.agent_cap, concurrency=self.concurrency, run_id=self.run_id)
         match = journal_match(journal, rehearsal.calls)
-        if match.differs:
+        if differs and match.differs:
             warnings.warn(
                 f"the `{self.saved.meta.name}` script asks for {match.matched} of the {match.journaled} calls run "
                 f"`{self.run_id}` journaled: it is not the script that wrote them, so this resume will run the "
                 "others again (see its plan: alp-nb workflow plan)", RuntimeWarning, stacklevel=3)
+        live = [(call.label, call.phase) for call in rehearsal.calls if call.outcome != "cached"]
+        usage = decision.snapshot.usage.cumulative
+        expected = forecast_cost(live, self.costs, usage.tokens / usage.agents if usage.agents else None)
+        spent = self.spent_before.counted
+        if live and not expected.fits(self.budget, spent):
+            warnings.warn(
+                f"run `{self.run_id}` has {max((self.budget or 0) - spent, 0)} tokens of its budget left, but its "
+                f"{len(live)} live calls should cost about {expected.expected} ({expected.low}–{expected.high}): it "
+                f"will likely stop on its budget; --budget {expected.needed_budget(spent)} (budget= in Python) "
+                "would cover them", RuntimeWarning, stacklevel=3)
 
     async def execute(self, subscribers: list[Subscriber]) -> WorkflowRun:
         """Run the attempt to its end. The snapshot comes first, whole (after a fork's copied journal, written

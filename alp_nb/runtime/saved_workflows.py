@@ -41,10 +41,24 @@ class SavedWorkflow:
 
 class WorkflowRegistry:
     """Saved workflows by name. Registering again under a name is refused unless it is the same function
-    (same module and qualified name), so a re-run notebook cell replaces its own workflow."""
+    (same module and qualified name), so a re-run notebook cell replaces its own workflow.
 
-    def __init__(self) -> None:
+    A registry may fall back on another (``WorkflowRegistry(fallback=DEFAULT_REGISTRY)``): a name it does not hold
+    is looked up there, so a workflow file loaded into it may save its own workflow under a name the fallback
+    already has (an edited ``review-changes``) and still reach every other workflow. Only its own workflows are
+    ever registered into it; the fallback is never changed."""
+
+    def __init__(self, fallback: WorkflowRegistry | None = None) -> None:
+        if fallback is not None and not isinstance(fallback, WorkflowRegistry):
+            raise WorkflowInputError("INVALID_OPTION", f"fallback must be a WorkflowRegistry, not "
+                                     f"{type(fallback).__name__}")
         self._saved: dict[str, SavedWorkflow] = {}
+        self._fallback = fallback
+
+    @property
+    def fallback(self) -> WorkflowRegistry | None:
+        """Where a name this registry does not hold is looked up (fixed when it is made, so never a cycle)."""
+        return self._fallback
 
     def register(self, meta: WorkflowMeta | Mapping[str, Any], fn: WorkflowScript) -> SavedWorkflow:
         meta = validate_meta(meta)
@@ -67,26 +81,32 @@ class WorkflowRegistry:
         return tuple(sorted(staged._saved))
 
     def get(self, name: str) -> SavedWorkflow:
-        saved = self._saved.get(name) if isinstance(name, str) else None
+        """The workflow saved here under ``name``, else the fallback's; UNKNOWN_WORKFLOW if neither has it."""
+        saved = self._visible().get(name) if isinstance(name, str) else None
         if saved is None:
-            known = ", ".join(sorted(self._saved)) or "none"
+            known = ", ".join(sorted(self._visible())) or "none"
             raise WorkflowInputError("UNKNOWN_WORKFLOW", f"unknown workflow `{name}` (saved: {known}); a script "
                                      "kept in a file is saved by loading the file: load_workflow_file(path), or "
                                      "`--script path` on the command line")
         return saved
 
     def list(self) -> tuple[WorkflowMeta, ...]:
-        """Metadata of every saved workflow, by name."""
-        return tuple(self._saved[name].meta for name in sorted(self._saved))
+        """Metadata of every workflow ``get`` finds (this registry's own and its fallback's), by name."""
+        return tuple(saved.meta for saved in self)
+
+    def _visible(self) -> dict[str, SavedWorkflow]:
+        """Every workflow ``get`` finds, by name: the fallback's, with this registry's own over them."""
+        return self._saved if self._fallback is None else {**self._fallback._visible(), **self._saved}
 
     def __contains__(self, name: object) -> bool:
-        return name in self._saved
+        return name in self._visible()
 
     def __iter__(self) -> Iterator[SavedWorkflow]:
-        return iter([self._saved[name] for name in sorted(self._saved)])
+        visible = self._visible()
+        return iter([visible[name] for name in sorted(visible)])
 
     def __len__(self) -> int:
-        return len(self._saved)
+        return len(self._visible())
 
 
 def script_digest(fn: Callable[..., Any]) -> str:

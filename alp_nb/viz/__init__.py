@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from .matrix_picture import MatrixPicture as MatrixPicture
     from .packet_documents import review_packet as review_packet, review_packet_markdown as review_packet_markdown
     from .pictures import Picture as Picture
+    from .run_page import export_run as export_run
     from .state_machines import state_machine as state_machine, status_lifecycle as status_lifecycle
     from .timeline_picture import RunTimeline as RunTimeline, run_timeline as run_timeline
     from .views import mimebundle as mimebundle, render as render

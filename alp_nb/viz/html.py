@@ -16,10 +16,17 @@ STYLE = """<style>
 .alp.alp th,.alp.alp td{text-align:left}
 .alp th{background:#f4f4f4}
 .alp code{font-size:12px}
+.alp pre,.alp code{word-break:normal;overflow-wrap:anywhere}
 .alp .muted{color:#777}
 </style>"""
 """The views' one style sheet. ``.alp.alp`` outranks JupyterLab's rule that right-aligns every cell of an output
 table (``:not(.jp-RenderedMarkdown).jp-RenderedHTMLCommon td``): text reads from the left."""
+
+
+WRAPPED = "white-space:pre-wrap;word-break:normal;overflow-wrap:anywhere"
+"""Text that keeps its own line breaks and wraps at word boundaries, a word longer than the line (a URL, a hash)
+only where it must: JupyterLab breaks an output's ``<pre>`` anywhere (``word-break:break-all``), mid-word. Inline,
+for the same reason as ``BADGE_STYLE``."""
 
 
 def esc(value: object) -> str:

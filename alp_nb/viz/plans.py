@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from alp_nb.replay.plan import LIVE, PLAN_PAGE_SIZE
 
-from .html import TONE_COLOURS, badge, block, esc, status_badge, table
+from .html import TONE_COLOURS, WRAPPED, badge, block, esc, status_badge, table
 from .runs import clip
 from .terminal import plain_line
 
@@ -31,10 +31,9 @@ BOX = "border-left:4px solid {colour};padding:2px 8px;margin:4px 0"
 
 
 def _run_status(plan: ResumePlan) -> str:
-    """The run's status as its snapshot says (a plan takes no lock, so it cannot tell a live run from one whose
-    process died: a ``running`` run is either)."""
+    """The run's status; a run still running says that a resume must wait for it to stop."""
     if plan.run_status == "running":
-        return "running, or interrupted if no process runs it"
+        return "running: a resume waits until its process stops"
     return plan.run_status
 
 
@@ -51,6 +50,21 @@ def _budget(plan: ResumePlan) -> str:
     left = plan.budget - plan.spent
     state = "refused" if plan.refused else f"{left:,} left for the live calls" if left > 0 else "all spent"
     return f"{plan.budget:,} tokens{raised} · {plan.spent:,} spent{_held(plan)} · {state}"
+
+
+def _forecast(plan: ResumePlan) -> str | None:
+    """``9 live calls should cost about 97 tokens (81–112)``, and whether the budget covers it."""
+    forecast = plan.forecast
+    if forecast is None or not forecast.calls:
+        return None
+    calls = "call" if forecast.calls == 1 else "calls"
+    text = (f"{forecast.calls:,} live {calls} should cost about {forecast.expected:,} tokens "
+            f"({forecast.low:,}–{forecast.high:,}), from this run's own answers")
+    if forecast.guessed:
+        text += f"; {forecast.guessed:,} of them at the run's mean (nothing like them was answered)"
+    if plan.budget is not None and not plan.shortfall:
+        text += " · the budget covers it"
+    return text
 
 
 def _held(plan: ResumePlan) -> str:
@@ -138,7 +152,13 @@ def resume_plan_text(plan: ResumePlan, *, every_call: bool = False, show_warning
                  f"{plain_line(_run_status(plan))}")
     if plan.refusal:
         lines.append(f"REFUSED    {plain_line(plan.refusal)}")
-    lines += [f"CALLS      {_totals(plan)}", f"BUDGET     {_budget(plan)}", f"JOURNAL    {plain_line(_journal(plan))}"]
+    lines += [f"CALLS      {_totals(plan)}", f"BUDGET     {_budget(plan)}"]
+    forecast = _forecast(plan)
+    if forecast:
+        lines.append(f"FORECAST   {forecast}")
+    if plan.shortfall:
+        lines.append(f"SHORT      {plan.shortfall}")
+    lines.append(f"JOURNAL    {plain_line(_journal(plan))}")
     ended = _dry_run(plan)
     if ended:
         lines.append(f"DRY RUN    {plain_line(ended)}")
@@ -167,7 +187,7 @@ def resume_plan_text(plan: ResumePlan, *, every_call: bool = False, show_warning
 
 def _box(tone: str, title: str, text: str) -> str:
     return (f'<div style="{BOX.format(colour=TONE_COLOURS[tone])}">{badge(title, tone)} '
-            f'<span style="white-space:pre-wrap">{esc(text)}</span></div>')
+            f'<span style="{WRAPPED}">{esc(text)}</span></div>')
 
 
 def resume_plan_html(plan: ResumePlan) -> str:
@@ -183,9 +203,12 @@ def resume_plan_html(plan: ResumePlan) -> str:
                  + "</div>")
     if plan.refusal:
         parts.append(_box("bad", "refused", plan.refusal))
+    forecast = _forecast(plan)
     parts.append(f"<div><b>{esc(_totals(plan))}</b></div>"
                  f'<div><span class="muted">budget</span> {esc(_budget(plan))}</div>'
-                 f'<div><span class="muted">journal</span> {esc(_journal(plan))}</div>')
+                 + (f'<div><span class="muted">forecast</span> {esc(forecast)}</div>' if forecast else "")
+                 + (_box("warn", "budget short", plan.shortfall) if plan.shortfall else "")
+                 + f'<div><span class="muted">journal</span> {esc(_journal(plan))}</div>')
     ended = _dry_run(plan)
     if ended:
         parts.append(_box("warn", "dry run", ended))

@@ -1,13 +1,18 @@
 """Views of runs read after the fact (``alp_nb.replay``): a ``RunRecord`` (its status with the failure reason
-right under it, usage, attempts, phases, warnings and one page of its journal table) and the table of
-``list_runs`` as text. A record may hold a hundred thousand rows: a view draws one page of
+right under it, usage, attempts, phases, warnings and one page of its journal table), a page of the calls a filter
+picked, and the rows of ``run_rows`` as text. A record may hold a hundred thousand rows: a view draws one page of
 ``JOURNAL_PAGE_SIZE``, never all. Every string from the run's files is untrusted: HTML escapes it
 (``html.esc``), plain text shows its control and invisible characters (``terminal``).
+
+An s16 journal line holds no tokens (the table says 0, so sums stay whole): its rows show ``—``, and the record says
+that only the snapshot's total, on the usage line, is known.
 """
 
 from __future__ import annotations
 
 import math
+import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from alp_nb.replay.record import JOURNAL_PAGE_SIZE
@@ -17,15 +22,17 @@ from .runs import clip, journal_lines, snapshot_fragment, snapshot_lines
 from .terminal import plain, plain_line
 
 if TYPE_CHECKING:
-    import pandas as pd
-
+    from alp_nb.replay.listing import RunRow
     from alp_nb.replay.record import RunRecord
 
 RECORD_HEADERS = ("seq", "attempt", "status", "label", "phase", "tokens", "prompt", "value")
+CALL_HEADERS = ("#", "seq", "attempt", "outcome", "label", "phase", "tokens")
+"""The aligned columns of a page of calls; prompt → value (or error) follows them."""
 RECOVERED_MARK = "↺ "
 """Put before a label recovered from an s16 snapshot."""
 LIST_HEADERS = ("run_id", "workflow", "status", "attempts", "calls", "tokens", "updated", "error")
 MISSING = "—"
+S16_TOKENS = "its journal lines hold no tokens: the snapshot records only the run's total, which the usage shows"
 
 
 # --- a record ---------------------------------------------------------------------------------------------------
@@ -54,7 +61,7 @@ def _rows(record: RunRecord, every_row: bool = False) -> list[tuple[str, ...]]:
             str(cell["seq"]), attempt, status,
             (RECOVERED_MARK if cell["recovered"] else "") + clip(label, 40),
             clip(cell["phase"], 24) if isinstance(cell["phase"], str) else MISSING,
-            str(cell["tokens"]),
+            tokens_text(record, cell["tokens"]),
             clip(cell["prompt"]) if isinstance(cell["prompt"], str) else MISSING,
             clip(cell["error"]) if isinstance(cell["error"], str) else MISSING if cell["kind"] != "agent" else
             clip(cell["value"]),
@@ -76,6 +83,11 @@ def _caption(record: RunRecord, shown: int, every_row: bool = False) -> str:
     return f"journal: rows {first:,}–{first + shown - 1:,} of {total:,}{pages}"
 
 
+def tokens_text(record: RunRecord, tokens: Any) -> str:
+    """A row's tokens as shown: ``—`` for an s16 run, whose lines hold none."""
+    return MISSING if record.source == "s16" or not isinstance(tokens, int) else str(tokens)
+
+
 def _by_phase(record: RunRecord) -> dict[str, int] | None:
     """What each phase spent, for a run under a budget (it says where the budget went)."""
     if record.budget is None:
@@ -89,19 +101,24 @@ def _source(record: RunRecord) -> str:
         return ""
     recovered = int(record.journal["recovered"].sum())
     return (f"written by the s16 reference runtime; labels and phases of {recovered:,} of {len(record.journal):,} "
-            f"rows recovered from its snapshot ({RECOVERED_MARK.strip()})")
+            f"rows recovered from its snapshot ({RECOVERED_MARK.strip()}); {S16_TOKENS}")
 
 
-def run_record_text(record: RunRecord, *, show_warnings: bool = True, every_row: bool = False) -> str:
-    """The snapshot's lines with the failure reason under the status, then the budget, the source, the warnings
-    (unless ``show_warnings`` is False: a command line prints them on stderr) and one page of the journal (or
-    ``every_row``)."""
+def record_header_lines(record: RunRecord, *, show_warnings: bool = True) -> list[str]:
+    """The snapshot's lines with the failure reason under the status, then the budget, the source and the warnings
+    (unless ``show_warnings`` is False: a command line prints them on stderr)."""
     lines = snapshot_lines(record.snapshot, record.error, _by_phase(record))
     source = _source(record)
     if source:
         lines.append(f"SOURCE     {plain(source)}")
     if show_warnings:
         lines += [f"WARNING    {plain_line(warning)}" for warning in record.warnings]
+    return lines
+
+
+def run_record_text(record: RunRecord, *, show_warnings: bool = True, every_row: bool = False) -> str:
+    """``record_header_lines``, then one page of the journal (or ``every_row``)."""
+    lines = record_header_lines(record, show_warnings=show_warnings)
     rows = [tuple(plain_line(cell) for cell in row) for row in _rows(record, every_row)]
     lines.append(_caption(record, len(rows), every_row))
     lines += journal_lines(RECORD_HEADERS[:6], rows)
@@ -124,16 +141,41 @@ def run_record_html(record: RunRecord) -> str:
     return block("".join(parts))
 
 
+# --- the calls a filter picked ---------------------------------------------------------------------------------
+
+
+def call_page_lines(record: RunRecord, picked: Sequence[int], page: int, what: str) -> list[str]:
+    """Page ``page`` (of ``JOURNAL_PAGE_SIZE``) of the calls ``picked`` (indexes into ``record.calls``, as
+    ``RunCalls.select`` gives them) under the caption ``calls N–M of K matching <what> of T``, one aligned line a
+    call (``CALL_HEADERS``) ending in prompt → value, or → the error of a call that kept no answer."""
+    calls, total = record.calls, len(record.calls)
+    if not picked:
+        return [f"calls: none of the {total:,} matches {plain_line(what)}"]
+    start = (page - 1) * JOURNAL_PAGE_SIZE
+    shown = picked[start:start + JOURNAL_PAGE_SIZE]
+    pages = -(-len(picked) // JOURNAL_PAGE_SIZE)
+    caption = (f"calls {start + 1:,}–{start + len(shown):,} of {len(picked):,} matching {plain_line(what)} of "
+               f"{total:,}" + (f" · page {page:,} of {pages:,}" if pages > 1 else ""))
+    rows = []
+    for index in shown:
+        call = calls.call(index, whole_line=False)
+        answer = call.error if call.error else (MISSING if call.value is None else clip(call.value))
+        rows.append(tuple(plain_line(cell) for cell in (
+            str(call.position), MISSING if call.seq is None else str(call.seq), str(call.attempt), call.outcome,
+            clip(call.label, 40), clip(call.phase, 24), tokens_text(record, call.tokens),
+            MISSING if call.prompt is None else clip(call.prompt), clip(answer))))
+    return [caption, *journal_lines(CALL_HEADERS, rows)]
+
+
 # --- the list of runs -------------------------------------------------------------------------------------------
 
 
-def run_list_lines(runs: pd.DataFrame, where: str = "") -> list[str]:
-    """``list_runs`` as aligned text lines (the failure reason last: it is the widest), or one line saying the
-    store ``where`` holds no run."""
-    if runs.empty:
+def run_list_lines(runs: Sequence[RunRow], where: str = "") -> list[str]:
+    """The rows of ``run_rows`` as aligned text lines (the failure reason last: it is the widest), or one line
+    saying the store ``where`` holds no run."""
+    if not runs:
         return [f"no runs{f' in {plain_line(where)}' if where else ''}"]
-    columns = {name: runs[name].tolist() for name in LIST_HEADERS}
-    rows = [[_list_cell(name, columns[name][index]) for name in LIST_HEADERS] for index in range(len(runs))]
+    rows = [[_list_cell(name, getattr(run, name)) for name in LIST_HEADERS] for run in runs]
     widths = [max(len(header), *(len(row[column]) for row in rows)) for column, header in enumerate(LIST_HEADERS)]
     lines = ["  ".join(f"{header:<{width}}" for header, width in zip(LIST_HEADERS, widths, strict=True)).rstrip()]
     lines += ["  ".join(f"{cell:<{width}}" for cell, width in zip(row, widths, strict=True)).rstrip()
@@ -142,10 +184,10 @@ def run_list_lines(runs: pd.DataFrame, where: str = "") -> list[str]:
 
 
 def _list_cell(name: str, value: Any) -> str:
-    if _missing(value):
+    if value is None:
         return "" if name == "error" else MISSING
     if name == "updated":
-        return str(value.strftime("%Y-%m-%d %H:%M:%S"))
+        return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(value))
     if name == "error":
         return plain_line(clip(value, 120))
     return plain_line(value)

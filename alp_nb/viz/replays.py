@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .html import badge, block, esc, status_badge, table
+from .html import WRAPPED, badge, block, esc, status_badge, table
 from .runs import clip
 from .terminal import plain_line
 from .timeline_picture import run_timeline
@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 
 PAGE = 20
 CALL_TONES = {"cached": "ok", "divergent": "bad", "missing": "warn", "failed": "bad"}
-COMPARE_TONES = {"same": "ok", "changed value": "warn", "only in a": "bad", "only in b": "info"}
+COMPARE_TONES = {"same": "ok", "changed value": "warn", "changed prompt": "warn", "only in a": "bad",
+                 "only in b": "info"}
 CALL_HEADERS = ("#", "status", "label", "phase", "tokens", "value", "where")
 DIFF_CHARS = 2000
 
@@ -60,8 +61,8 @@ def replay_call_html(call: ReplayCall) -> str:
             f"{badge(call.status, CALL_TONES[call.status])} <span class='muted'>{esc(clip(_said(call), 200))}</span>")
     rows = [("where", f"<code>{esc(call.where or '—')}</code>"),
             ("phase", esc(call.phase or "—")),
-            ("prompt", f"<pre>{esc(clip(call.prompt, 2000))}</pre>"),
-            ("value", f"<pre>{esc(clip(call.value, 2000))}</pre>")]
+            ("prompt", f'<pre style="{WRAPPED}">{esc(clip(call.prompt, 2000))}</pre>'),
+            ("value", f'<pre style="{WRAPPED}">{esc(clip(call.value, 2000))}</pre>')]
     if call.diff:
         rows.append(("diff", f"<pre>{esc(call.diff[:DIFF_CHARS])}</pre>"))
     body = "".join(f"<tr><th>{esc(name)}</th><td>{cell}</td></tr>" for name, cell in rows)
@@ -150,6 +151,10 @@ def run_comparison_text(comparison: RunComparison) -> str:
              f"RESULT     {'the same' if not comparison.result_diff else 'differs:'}"]
     lines += [f"  {line}" for line in comparison.result_diff[:DIFF_CHARS].splitlines()]
     for row in _differing(comparison):
+        if row["status"] == "changed prompt":
+            lines.append(f"  [{row['status']}] {clip(row['label'], 60)}: prompt changed, the same answer "
+                         f"{clip(row['b_value'], 50)}")
+            continue
         lines.append(f"  [{row['status']}] {clip(row['label'], 60)}: {clip(row['a_value'], 50)} → "
                      f"{clip(row['b_value'], 50)}" + (" (prompt changed)" if row["prompt_changed"] else ""))
     shown = sum(counts.values()) - counts["same"]

@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 from alp_nb.runtime.snapshot import run_budget
 
-from .html import TONE_COLOURS, badge, block, esc, status_badge, table
+from .html import TONE_COLOURS, WRAPPED, badge, block, esc, status_badge, table
 from .terminal import plain
 
 if TYPE_CHECKING:
+    from alp_nb.replay.timeline import CallSpan
     from alp_nb.runtime.meta import WorkflowMeta
     from alp_nb.runtime.run import WorkflowRun
     from alp_nb.runtime.saved_workflows import WorkflowRegistry
@@ -108,7 +109,7 @@ def error_html(error: str | None) -> str:
         return ""
     return (f'<div style="border-left:4px solid {TONE_COLOURS["bad"]};padding:2px 8px;margin:4px 0">'
             f'{badge("error", "bad")} '
-            f'<code style="white-space:pre-wrap">{esc(error)}</code></div>')
+            f'<code style="{WRAPPED}">{esc(error)}</code></div>')
 
 
 def snapshot_fragment(snapshot: RunSnapshot, error: str | None = None,
@@ -231,7 +232,8 @@ def workflow_registry_html(registry: WorkflowRegistry) -> str:
 
 
 class CallTally:
-    """Calls seen in a run's live events: started (cached ones included), finished, and the current phase."""
+    """Calls seen in a run's live events: started (cached ones included), finished, retried, and the current
+    phase."""
 
     def __init__(self) -> None:
         self.started = 0
@@ -239,6 +241,7 @@ class CallTally:
         self.cached = 0
         self.failed = 0
         self.cancelled = 0
+        self.retried = 0
         self.phase: str | None = None
 
     def add(self, event: dict[str, Any]) -> None:
@@ -254,6 +257,21 @@ class CallTally:
         self.cached += status == "cached"
         self.failed += status == "failed"
         self.cancelled += status == "cancelled"
+        self.retried += status == "retry"
+
+    def read(self, spans: Sequence[CallSpan]) -> None:
+        """Count a followed run's calls as its files hold them now (its timeline's spans: no events are seen),
+        never fewer than counted before: a reading may lag one that came earlier."""
+        def count(*outcomes: str) -> int:
+            return sum(span.outcome in outcomes for span in spans)
+
+        self.started = max(self.started, len(spans))
+        self.finished = max(self.finished, len(spans) - count("unfinished"))
+        self.cached = max(self.cached, count("cached"))
+        self.failed = max(self.failed, count("failed"))
+        self.cancelled = max(self.cancelled, count("cancelled"))
+        self.retried = max(self.retried, count("retried"))
+        self.phase = spans[-1].phase if spans else self.phase
 
     @property
     def details(self) -> str:
@@ -269,6 +287,17 @@ def progress_bar(tally: CallTally, width: int = BAR_WIDTH) -> str:
     phase = f" · {plain(clip(tally.phase, PHASE_CHARS))}" if tally.phase else ""
     return (f"[{'#' * filled}{'·' * (width - filled)}] {tally.finished}/{tally.started} calls"
             f"{f' ({details})' if details else ''}{phase}")
+
+
+def tally_line(tally: CallTally) -> str:
+    """``calls    12 made: 9 done, 2 cached, 1 failed, 0 cancelled; 1 retried``: a run's calls in one line, for a
+    log that has no line per call (calls still out when the run stopped are counted too)."""
+    done = tally.finished - tally.cached - tally.failed - tally.cancelled
+    ended = ((done, "done"), (tally.cached, "cached"), (tally.failed, "failed"), (tally.cancelled, "cancelled"))
+    counts = ", ".join(f"{count:,} {name}" for count, name in ended)
+    more = [f"{count:,} {name}" for count, name in ((tally.retried, "retried"),
+                                                     (tally.started - tally.finished, "never finished")) if count]
+    return f"calls    {tally.started:,} made: {counts}" + (f"; {', '.join(more)}" if more else "")
 
 
 def event_line(event: dict[str, Any]) -> str | None:

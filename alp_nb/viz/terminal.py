@@ -41,6 +41,14 @@ def print_lines(*lines: object, file: TextIO | None = None) -> None:
     print(*(plain_line(line) for line in lines), sep="\n", file=file or sys.stdout)
 
 
+def redraw_line(line: object, file: TextIO | None = None) -> None:
+    """Write ``line`` (through ``plain_line``) over the terminal's current line, left without a line break: a
+    progress line drawn again in place. Only the cursor return and erase-line sequences are this module's."""
+    stream = file or sys.stdout
+    stream.write(f"\r\x1b[K{plain_line(line)}")
+    stream.flush()
+
+
 def print_json(value: Any) -> None:
     """``value`` as indented JSON on stdout. ``json.dumps`` escapes the C0 controls but not DEL, the C1
     range (``\\x9b`` starts an escape sequence in many terminals) or the invisible characters, so those are

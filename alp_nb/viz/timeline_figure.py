@@ -41,6 +41,7 @@ def draw_timeline(title: str, layout: TimelineLayout, ax: Axes | None = None) ->
 
 
 def _draw_calls(title: str, layout: TimelineLayout, ax: Axes) -> None:
+    from matplotlib import patheffects
     from matplotlib.collections import LineCollection, PolyCollection
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
@@ -70,9 +71,17 @@ def _draw_calls(title: str, layout: TimelineLayout, ax: Axes) -> None:
                 boxes.append(((left, top), (right, top), (right, top + 0.7), (left, top + 0.7)))
             ax.add_collection(PolyCollection(boxes, facecolors=colour, edgecolors="none"))
     bottom = layout.rows + LANE_GAP * len(layout.lanes)
-    for bar in layout.labelled:
-        ax.text(bar.span.start / per + narrowest, row_top[bar.row] + 0.5, drawable(bar.span.label), fontsize=7,
-                color="#ffffff", va="center", clip_on=True, parse_math=False)
+    halo = [patheffects.withStroke(linewidth=2.5, foreground="#ffffff")]
+    for label in layout.labelled:
+        span, middle = label.bar.span, row_top[label.bar.row] + 0.5
+        if label.place == "inside":
+            ax.text(span.start / per + narrowest, middle, drawable(label.text), fontsize=7, color="#ffffff",
+                    va="center", clip_on=True, parse_math=False)
+        else:
+            after = label.place == "after"
+            ax.text(max(span.end / per, span.start / per + narrowest) if after else span.start / per,
+                    middle, f" {drawable(label.text)} ", fontsize=7, color=INK, va="center",
+                    ha="left" if after else "right", clip_on=True, parse_math=False, path_effects=halo)
     for start, summary in layout.resumes:
         near_end = start.at > layout.duration * 0.85
         ax.axvline(start.at / per, color=FAINT_INK, linestyle="--", linewidth=0.8, zorder=0.5)

@@ -1,9 +1,11 @@
 """What a timeline picture draws and where, worked out once for the SVG and the matplotlib renderers alike.
 
 A run can make a hundred thousand calls, and a picture of that many bars is neither readable nor small. So at
-most ``MAX_BARS`` calls are drawn: every failed and unfinished one (what an engineer looks for after a run; up to
-half the bars), then an even sample over time of the others, which keeps the run's shape and each phase and
-outcome in proportion; the caption counts, per phase, the calls left out. Each phase is a lane (at most
+most ``MAX_BARS`` calls are drawn: every failed, unfinished and cancelled one (what an engineer looks for after a
+run; up to half the bars), then an even sample over time of the others, which keeps the run's shape and each phase and
+outcome in proportion; the caption counts, per phase, the calls left out. A bar wide enough carries its call's
+label; a call that did not answer (failed, cancelled, never ended) carries it always, beside the bar when the
+bar is too short for it. Each phase is a lane (at most
 ``MAX_LANES``; later phases share a last lane), and calls that overlap in time, as ``parallel`` makes them, go to
 rows within their lane, at most ``MAX_ROWS`` (beyond that they share rows).
 """
@@ -15,6 +17,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Literal
 
 from alp_nb.replay.timeline import (
     CALL_OUTCOMES,
@@ -25,6 +28,8 @@ from alp_nb.replay.timeline import (
     PhaseTokens,
     Timeline,
 )
+
+from .geometry import clip
 
 MAX_BARS = 2000
 """The most calls a picture draws: the SVG then stays under half a megabyte however long the run."""
@@ -38,10 +43,16 @@ MIN_BAR = 3.0
 LABEL_CHAR_WIDTH, LABEL_PAD = 6.0, 8.0
 """A call's label is written on its bar when the bar is this wide per character, plus the padding."""
 MAX_LABELS = 200
-"""The most bars labelled: the labels of a long run add nothing a tooltip does not."""
+"""The most bars labelled (those that did not answer first): the labels of a long run add nothing a tooltip
+does not."""
+FLAGGED: tuple[CallOutcome, ...] = ("failed", "cancelled", "unfinished")
+"""The outcomes whose bars carry their label however short they are: what an engineer looks for."""
+BESIDE_CHARS = (12, 32)
+"""The fewest and the most characters of a label written beside its bar (it runs to the next bar in its row, but
+never shorter than the first: it then lies over its neighbour, on a white halo)."""
 CAPTION_PHASES = 4
 """Phases the caption names when counting the calls left out."""
-ALWAYS_DRAWN: tuple[CallOutcome, ...] = ("failed", "unfinished")
+ALWAYS_DRAWN: tuple[CallOutcome, ...] = ("failed", "unfinished", "cancelled")
 """The outcomes drawn before any sample is taken (up to half of ``MAX_BARS``)."""
 OUTCOME_STYLES: dict[CallOutcome, tuple[str, str]] = {
     "live": ("#1565c0", "answered"), "retried": ("#e65100", "answered twice (schema retry)"),
@@ -61,6 +72,19 @@ class Bar:
 
     span: CallSpan
     row: int
+
+
+LabelPlace = Literal["inside", "after", "before"]
+
+
+@dataclass(frozen=True)
+class BarLabel:
+    """A call's label as drawn: on its bar (``inside``), or beside it, right (``after``) or, near the plot's end,
+    left (``before``), shortened to ``text``."""
+
+    bar: Bar
+    text: str
+    place: LabelPlace
 
 
 @dataclass(frozen=True)
@@ -85,8 +109,9 @@ class TimelineLayout:
     outcomes: tuple[CallOutcome, ...]
     """The outcomes among the drawn calls, in ``CALL_OUTCOMES`` order: the legend."""
     tokens: tuple[PhaseTokens, ...]
-    labelled: tuple[Bar, ...]
-    """The bars wide enough to carry their call's label (at most ``MAX_LABELS``)."""
+    labelled: tuple[BarLabel, ...]
+    """The labels drawn: on every bar wide enough, and beside every short bar of a call that did not answer (at
+    most ``MAX_LABELS``, those first)."""
     resumes: tuple[tuple[AttemptStart, str], ...]
     """Where each attempt after the first began (the picture draws a line there), and what it did."""
     caption: tuple[str, ...]
@@ -114,8 +139,7 @@ def timeline_layout(timeline: Timeline) -> TimelineLayout:
         first_row += lanes[-1].rows
     unit = next((per, name) for limit, per, name in UNITS if duration < limit)
     present = {bar.span.outcome for bar in bars}
-    labelled = [bar for bar in bars if bar.span.outcome != "cached" and (bar.span.end - bar.span.start) / duration
-                * PLOT_WIDTH >= len(bar.span.label) * LABEL_CHAR_WIDTH + LABEL_PAD][:MAX_LABELS]
+    labelled = _labels(bars, duration)
     return TimelineLayout(bars=tuple(bars), lanes=tuple(lanes), rows=first_row, duration=duration, unit=unit,
                           ticks=_ticks(duration, unit[0]), outcomes=tuple(o for o in CALL_OUTCOMES if o in present),
                           tokens=_token_rows(timeline.tokens), labelled=tuple(labelled),
@@ -124,11 +148,12 @@ def timeline_layout(timeline: Timeline) -> TimelineLayout:
 
 
 def _chosen(spans: Sequence[CallSpan]) -> tuple[list[CallSpan], list[CallSpan]]:
-    """(the spans drawn, the spans left out): all of them up to ``MAX_BARS``; beyond, the failed and unfinished
-    ones first, then every n-th of the others in time order."""
+    """(the spans drawn, the spans left out): all of them up to ``MAX_BARS``; beyond, the failed, unfinished and
+    cancelled ones first (in that order, up to half), then every n-th of the others in time order."""
     if len(spans) <= MAX_BARS:
         return list(spans), []
-    first = [span for span in spans if span.outcome in ALWAYS_DRAWN][: MAX_BARS // 2]
+    first = sorted((span for span in spans if span.outcome in ALWAYS_DRAWN),
+                   key=lambda span: ALWAYS_DRAWN.index(span.outcome))[: MAX_BARS // 2]
     chosen = {id(span) for span in first}
     others = sorted((span for span in spans if id(span) not in chosen), key=lambda span: span.start)
     room = MAX_BARS - len(first)
@@ -136,6 +161,41 @@ def _chosen(spans: Sequence[CallSpan]) -> tuple[list[CallSpan], list[CallSpan]]:
     drawn = first + [others[index] for index in sorted(picks)]
     taken = {id(span) for span in drawn}
     return drawn, [span for span in spans if id(span) not in taken]
+
+
+def _labels(bars: Sequence[Bar], duration: float) -> tuple[BarLabel, ...]:
+    """The label of every flagged bar, beside it when it is too short, then of every other bar wide enough for
+    it whose bar no label beside a flagged bar lies over."""
+    def x(at: float) -> float:
+        return at / duration * PLOT_WIDTH
+
+    by_row: dict[int, list[Bar]] = {}
+    for bar in sorted(bars, key=lambda bar: bar.span.start):
+        by_row.setdefault(bar.row, []).append(bar)
+    flagged: list[BarLabel] = []
+    others: list[BarLabel] = []
+    covered: list[tuple[int, float, float]] = []  # (row, left, right) of each label beside a bar
+    for row, row_bars in by_row.items():
+        for index, bar in enumerate(row_bars):
+            span = bar.span
+            start, end = x(span.start), max(x(span.end), x(span.start) + MIN_BAR)
+            if span.outcome != "cached" and end - start >= len(span.label) * LABEL_CHAR_WIDTH + LABEL_PAD:
+                (flagged if span.outcome in FLAGGED else others).append(BarLabel(bar, span.label, "inside"))
+            elif span.outcome in FLAGGED:
+                following = x(row_bars[index + 1].span.start) if index + 1 < len(row_bars) else PLOT_WIDTH
+                preceding = max((x(other.span.end) for other in row_bars[:index]), default=0.0)
+                after, before = following - end - LABEL_PAD, start - preceding - LABEL_PAD
+                place: LabelPlace = "after" if after >= BESIDE_CHARS[0] * LABEL_CHAR_WIDTH or after >= before \
+                    else "before"
+                room = int((after if place == "after" else before) // LABEL_CHAR_WIDTH)
+                text = clip(span.label, min(max(room, BESIDE_CHARS[0]), BESIDE_CHARS[1]))
+                width = len(text) * LABEL_CHAR_WIDTH + LABEL_PAD
+                covered.append((row, end, end + width) if place == "after" else (row, start - width, start))
+                flagged.append(BarLabel(bar, text, place))
+    others = [label for label in others if not any(
+        row == label.bar.row and left < x(label.bar.span.end) and x(label.bar.span.start) < right
+        for row, left, right in covered)]
+    return tuple(sorted((flagged + others)[:MAX_LABELS], key=lambda label: label.bar.span.start))
 
 
 def _resumes(timeline: Timeline) -> tuple[tuple[AttemptStart, str], ...]:
@@ -210,8 +270,8 @@ def _caption(timeline: Timeline, left_out: Sequence[CallSpan], lane_of: dict[str
     lines += [f"attempt {start.number} began after {seconds(start.idle_before)} idle, left out of the time axis"
               for start in timeline.attempts if start.idle_before >= 1.0]
     if left_out:
-        lines.append(f"drew {len(spans) - len(left_out):,} of {len(spans):,} calls: the failed and unfinished, then an "
-                     "even sample over time; not drawn:")
+        lines.append(f"drew {len(spans) - len(left_out):,} of {len(spans):,} calls: the failed, unfinished and "
+                     "cancelled, then an even sample over time; not drawn:")
         lines += _counted_per_lane(left_out, lane_of)
     if timeline.note:
         lines.append(timeline.note)

@@ -12,6 +12,7 @@ timeline: a viewer stepping through a hundred thousand calls moves the cursor wi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from alp_nb.replay.timeline import CallSpan
@@ -19,7 +20,15 @@ from alp_nb.replay.timeline import CallSpan
 from .geometry import clip
 from .palette import FAINT_INK, INK
 from .svg import FONT, xml_text
-from .timeline_layout import OUTCOME_STYLES, PLOT_WIDTH, TOKEN_COLOURS, TimelineLayout, seconds
+from .timeline_layout import (
+    MIN_BAR,
+    OUTCOME_STYLES,
+    PLOT_WIDTH,
+    TOKEN_COLOURS,
+    BarLabel,
+    TimelineLayout,
+    seconds,
+)
 
 MARGIN = 14.0
 LABEL_WIDTH = 170.0
@@ -95,7 +104,7 @@ def cursor_svg(layout: TimelineLayout, span: CallSpan) -> str:
     start = _x(layout, frame.left, span.start)
     width = max(_x(layout, frame.left, span.end) - start, TICK)
     lanes_top, axis = frame.lane_tops[0], frame.lane_tops[-1]
-    return (f'{_svg_open(frame)} style="pointer-events:none" aria-hidden="true">'
+    return (f'{_svg_open(frame, ";pointer-events:none")} aria-hidden="true">'
             f'<path d="M{start},{round(lanes_top - 8, 1)}V{round(axis, 1)}" stroke="{CURSOR}" stroke-opacity="0.55"/>'
             f'<path d="M{start - 5},{round(lanes_top - 14, 1)}h10l-5,6z" fill="{CURSOR}"/>'
             f'<g fill="none"><rect x="{round(start - 3, 1)}" y="{round(y - 1, 1)}" width="{round(width + 6, 1)}" '
@@ -104,10 +113,16 @@ def cursor_svg(layout: TimelineLayout, span: CallSpan) -> str:
             f'height="{round(height + 2, 1)}" rx="2" stroke="{CURSOR}" stroke-width="2"/></g></svg>')
 
 
-def _svg_open(frame: Frame) -> str:
-    """The opening of an ``<svg>`` element of the frame's size, left open for more attributes."""
+FIT = "max-width:100%;height:auto"
+"""A picture never wider than its container: in a narrow window it scales down whole, so the cursor laid over it
+(which scales alike) stays in view instead of past a scroll edge."""
+
+
+def _svg_open(frame: Frame, style: str = "") -> str:
+    """The opening of an ``<svg>`` element of the frame's size that scales down to fit (``FIT``, then ``style``),
+    left open for more attributes."""
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{frame.width}" height="{frame.height}" '
-            f'viewBox="0 0 {frame.width} {frame.height}"')
+            f'viewBox="0 0 {frame.width} {frame.height}" style="{FIT}{style}"')
 
 
 def _place_of(layout: TimelineLayout, span: CallSpan) -> tuple[int, int | None]:
@@ -171,9 +186,8 @@ def _lanes(layout: TimelineLayout, frame: Frame) -> str:
         bars = [_bar(layout, left, bar.span, row_y[bar.row]) for bar in layout.bars if bar.span.outcome == outcome]
         if bars:
             parts.append(f'<g fill="{colour}">{"".join(bars)}</g>')
-    labels = [_text(_x(layout, left, bar.span.start) + 4, row_y[bar.row] + ROW / 2 + 3.5,
-                    clip(bar.span.label, TOOLTIP_CHARS), 10, "#ffffff") for bar in layout.labelled]
-    parts.append("".join(labels))
+    parts.append(f'<g pointer-events="none">{"".join(_label(layout, left, label, row_y) for label in layout.labelled)}'
+                 "</g>")
     parts.append(f'<path d="M{left},{round(top, 1)}V{round(y, 1)}H{left + PLOT_WIDTH}" fill="none" stroke="{AXIS}"/>')
     per, unit = layout.unit
     for at in layout.ticks:
@@ -181,6 +195,18 @@ def _lanes(layout: TimelineLayout, frame: Frame) -> str:
         parts.append(f'<path d="M{x},{round(y, 1)}v4" stroke="{AXIS}"/>'
                      + _text(x, y + 16, f"{at / per:g} {unit}", 10, FAINT_INK, ' text-anchor="middle"'))
     return "".join(parts)
+
+
+def _label(layout: TimelineLayout, left: float, label: BarLabel, row_y: Mapping[int, float]) -> str:
+    """A label on its bar in white, or beside it in ink on a white halo (it may lie over a neighbour's bar)."""
+    span, y = label.bar.span, row_y[label.bar.row] + ROW / 2 + 3.5
+    start = _x(layout, left, span.start)
+    if label.place == "inside":
+        return _text(start + 4, y, clip(label.text, TOOLTIP_CHARS), 10, "#ffffff")
+    halo = f' stroke="{HALO}" stroke-width="3" paint-order="stroke"'
+    if label.place == "after":
+        return _text(max(_x(layout, left, span.end), start + MIN_BAR) + 3, y, label.text, 10, INK, halo)
+    return _text(start - 3, y, label.text, 10, INK, halo + ' text-anchor="end"')
 
 
 def _bar(layout: TimelineLayout, left: float, span: CallSpan, y: float) -> str:

@@ -11,6 +11,9 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from alp_nb.base.errors import AlpError
+from alp_nb.replay.follow import ENDED, RunFollower
+from alp_nb.replay.record import RunRecord
 from alp_nb.viz.html import esc
 from alp_nb.viz.runs import CallTally
 from alp_nb.viz.terminal import plain_line
@@ -35,19 +38,43 @@ class RunProgress(widgets.VBox):
 
     def __call__(self, event: dict[str, Any]) -> None:
         self.tally.add(event)
+        self._draw()
+        if event.get("type") == "task_notification":
+            self._ended(event.get("status", ""), str(event.get("error") or ""), event.get("runId") or "")
+
+    def _draw(self) -> None:
+        """The bar never moves back: its length and its end only ever grow."""
         tally = self.tally
-        self.bar.max = max(tally.started, 1)
-        self.bar.value = tally.finished
+        self.bar.max = max(self.bar.max, tally.started, 1)
+        self.bar.value = max(self.bar.value, tally.finished)
         phase = f"phase <b>{esc(tally.phase)}</b> · " if tally.phase else ""
         self.phase.value = phase + esc(_finished(tally))
-        if event.get("type") == "task_notification":
-            ended, error = event.get("status", ""), str(event.get("error") or "")
-            self.bar.bar_style = {"completed": "success", "failed": "danger"}.get(ended, "warning")
-            self.status.value = (f"run <code>{esc(event.get('runId') or '')}</code> {esc(ended)}"
-                                 + (f": {esc(error)}" if error else ""))
-            self._ending = (ended, error)
-            if self.display_handle is not None:
-                self.display_handle.update(self)
+
+    def _ended(self, ended: str, error: str, run_id: str) -> None:
+        self.bar.bar_style = {"completed": "success", "failed": "danger"}.get(ended, "warning")
+        self.status.value = f"run <code>{esc(run_id)}</code> {esc(ended)}" + (f": {esc(error)}" if error else "")
+        self._ending = (ended, error)
+        if self.display_handle is not None:
+            self.display_handle.update(self)
+
+    def follow(self, run: Any, store: Any = None, *, interval: float = 0.5) -> RunFollower:
+        """Follow a run another process is writing (a run id in ``store``, ``(RunStore, run_id)``...): the bar and
+        phase line follow its files, polled, until it ends. The returned follower's ``start`` thread does the
+        polling; ``follower.record`` is the last reading."""
+        follower = RunFollower(run, store, interval=interval)
+        follower.start(self._read, on_error=self._unreadable)
+        return follower
+
+    def _unreadable(self, error: AlpError) -> None:
+        self.bar.bar_style = "danger"
+        self.status.value = f"stopped following: {esc(error.message)}"
+
+    def _read(self, record: RunRecord) -> None:
+        """One reading of a followed run: the same tally the events would have made, from its calls."""
+        self.tally.read(record.timeline.spans)
+        self._draw()
+        if record.status in ENDED:
+            self._ended(record.status, record.error or "", record.run_id)
 
     def __repr__(self) -> str:
         if self.phase.value == WAITING:

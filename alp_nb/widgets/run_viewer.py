@@ -9,14 +9,21 @@ hundred thousand.
 from __future__ import annotations
 
 import json
+import threading
+from bisect import bisect_left, bisect_right
 from typing import Any
 
 import ipywidgets as widgets
 
+from alp_nb.base.errors import AlpError
+from alp_nb.replay.errors import ReplayError
+from alp_nb.replay.follow import ENDED, RunFollower
 from alp_nb.replay.locate import record_of
+from alp_nb.replay.record import RunRecord
 from alp_nb.replay.run_calls import RunCall, RunCalls
 from alp_nb.replay.timeline import CallOutcome, Timeline
-from alp_nb.viz.html import STYLE, badge, esc, table
+from alp_nb.viz.html import STYLE, WRAPPED, badge, esc, status_badge, table
+from alp_nb.viz.runs import budget_text
 from alp_nb.viz.terminal import plain_line
 from alp_nb.viz.timeline_layout import OUTCOME_STYLES, seconds
 from alp_nb.viz.timeline_picture import RunTimeline
@@ -55,38 +62,53 @@ class RunViewer(widgets.VBox):
     """
 
     def __init__(self, run: Any) -> None:
-        self.calls: RunCalls = RunCalls(run) if isinstance(run, Timeline) else record_of(run).calls
-        self.picture = RunTimeline(self.calls.timeline)
-        count = len(self.calls)
+        self.record: RunRecord | None = None if isinstance(run, Timeline) else record_of(run)
         self.current: RunCall | None = None
-        self.slider = widgets.IntSlider(value=1, min=1, max=max(count, 1), description="call", disabled=not count,
-                                        layout=widgets.Layout(width="46em"))
-        self.previous_button = widgets.Button(icon="chevron-left", tooltip="the call before",
-                                              layout=widgets.Layout(width="3em"), disabled=True)
-        self.next_button = widgets.Button(icon="chevron-right", tooltip="the call after",
-                                          layout=widgets.Layout(width="3em"), disabled=count < 2)
+        self.matches: list[int] | None = None
+        """The calls the filters let through, when a filter is set (None: every call)."""
+        self.slider = widgets.IntSlider(value=1, min=1, max=1, description="call", layout=widgets.Layout(width="46em"))
+        self.previous_button = widgets.Button(icon="chevron-left", tooltip="the call before (the match before, "
+                                              "when filtered)", layout=widgets.Layout(width="3em"), disabled=True)
+        self.next_button = widgets.Button(icon="chevron-right", tooltip="the call after (the match after, when "
+                                          "filtered)", layout=widgets.Layout(width="3em"))
         self.jump = widgets.Text(description="find", placeholder="journal seq, or label", continuous_update=False,
                                  layout=widgets.Layout(width="22em"))
-        self.find_button = widgets.Button(description="next match", icon="search", disabled=not count)
+        self.find_button = widgets.Button(description="next match", icon="search")
         self.found = widgets.HTML()
-        self.timeline = widgets.HTML(f"{STYLE}<style>.{CURSOR_CLASS}{{pointer-events:none}}</style>"
-                                     f"{self.picture.to_svg()}",
-                                     layout=widgets.Layout(grid_area="picture"))
+        self.status_filter = widgets.Dropdown(description="status", layout=widgets.Layout(width="14em"))
+        self.phase_filter = widgets.Dropdown(description="phase", layout=widgets.Layout(width="16em"))
+        self.attempt_filter = widgets.Dropdown(description="attempt", layout=widgets.Layout(width="11em"))
+        self.pattern = widgets.Text(description="grep", placeholder="in label, prompt or value",
+                                    continuous_update=False, layout=widgets.Layout(width="20em"))
+        self.first_failed_button = widgets.Button(description="first failed", icon="exclamation-triangle")
+        self.matched = widgets.HTML()
+        self.budget = widgets.HTML()
+        self.follow_status = widgets.HTML()
+        self.timeline = widgets.HTML(layout=widgets.Layout(grid_area="picture"))
         self.cursor = widgets.HTML(layout=widgets.Layout(grid_area="picture"))
         self.cursor.add_class(CURSOR_CLASS)
         self.call = widgets.HTML()
         self.nearby = widgets.HTML()
         self.progress = widgets.HTML()
+        self.following: threading.Event | None = None
+        self._show(RunCalls(run) if self.record is None else self.record.calls)
         self.slider.observe(lambda _: self._moved(), names="value")
         self.previous_button.on_click(lambda _: self._step(-1))
         self.next_button.on_click(lambda _: self._step(1))
         self.jump.observe(lambda _: self._find(), names="value")
         self.find_button.on_click(lambda _: self._find())
-        picture = widgets.GridBox([self.timeline, self.cursor], layout=widgets.Layout(
-            grid_template_areas='"picture"', overflow="auto", width="100%"))
+        for control in (self.status_filter, self.phase_filter, self.attempt_filter, self.pattern):
+            control.observe(lambda _: self._filter(), names="value")
+        self.first_failed_button.on_click(lambda _: self._first_failed())
+        picture = widgets.GridBox([self.timeline, self.cursor], layout=widgets.Layout(  # one cell, as wide as the
+            grid_template_areas='"picture"', grid_template_columns="minmax(0, 1fr)", width="100%"))  # viewer
         super().__init__([
+            self.budget,
+            self.follow_status,
             widgets.HBox([self.previous_button, self.slider, self.next_button]),
             widgets.HBox([self.jump, self.find_button, self.found]),
+            widgets.HBox([self.status_filter, self.phase_filter, self.attempt_filter, self.pattern,
+                          self.first_failed_button, self.matched], layout=widgets.Layout(flex_flow="row wrap")),
             picture,
             # wraps, so that in a narrow notebook the neighbours go under the call instead of past the edge
             widgets.HBox([self.call, widgets.VBox([self.nearby, self.progress])],
@@ -94,10 +116,6 @@ class RunViewer(widgets.VBox):
         ], layout=widgets.Layout(max_width="100%"))
         self.add_class("alp-run-viewer")
         self.call.add_class("alp-run-viewer-call")  # a stable hook for the page (tests/test_browser.py)
-        if count:
-            self._moved()
-        else:
-            self.call.value = '<div class="alp muted">this run made no agent calls</div>'
 
     def __repr__(self) -> str:
         """What a page without the widget shows (GitHub, nbviewer): the call under the cursor in words."""
@@ -105,8 +123,90 @@ class RunViewer(widgets.VBox):
         where = f"call {call.position} of {len(self.calls)}: {call.label} ({call.outcome})" if call else "no calls"
         return plain_line(f"RunViewer: {where}")
 
+    def follow(self, interval: float = 1.0) -> RunFollower:
+        """Follow the run while another process writes it: the viewer is redrawn as its files change (the cursor
+        stays on the newest call when it was there), until the run ends. ``stop_following()`` stops it."""
+        if self.record is None:
+            raise ReplayError("INVALID_OPTION", "a viewer of a bare timeline has no run to follow")
+        follower = RunFollower(self.record, interval=interval)
+        self.follow_status.value = '<div class="alp muted">following: redrawn as the run\'s files change</div>'
+        _, self.following = follower.start(self._grew, on_error=self._unreadable)
+        return follower
+
+    def _unreadable(self, error: AlpError) -> None:
+        self.follow_status.value = f'<div class="alp">{badge("stopped following", "bad")} {esc(error.message)}</div>'
+
+    def stop_following(self) -> None:
+        if self.following is not None:
+            self.following.set()
+
+    def _grew(self, record: RunRecord) -> None:
+        at_end = self.slider.value == self.slider.max
+        self.record = record
+        self._show(record.calls, keep=not at_end)
+        if record.status in ENDED:
+            self.follow_status.value = (f'<div class="alp muted">followed to its end: the run is '
+                                        f"{status_badge(record.status)}</div>")
+
+    def _show(self, calls: RunCalls, *, keep: bool = False) -> None:
+        """Draw ``calls``: the timeline once, the filters' choices, the budget; the cursor on the first call (on
+        the last when following, unless ``keep``)."""
+        self.calls = calls
+        self.picture = RunTimeline(calls.timeline)
+        count = len(calls)
+        self.timeline.value = (f"{STYLE}<style>.{CURSOR_CLASS}{{pointer-events:none}}</style>"
+                               f"{self.picture.to_svg()}")
+        _offer(self.status_filter, [(outcome, outcome) for outcome in calls.outcomes])
+        _offer(self.phase_filter, [(shown(phase, 30), phase) for phase in calls.phases])
+        _offer(self.attempt_filter, [(str(number), number) for number in calls.attempts])
+        self._select()  # a followed run's new calls pass the filters set, or not
+        self.first_failed_button.disabled = calls.first("failed") is None
+        self.budget.value = _budget_html(self.record)
+        for control in (self.slider, self.next_button, self.find_button):
+            control.disabled = not count
+        position = self.slider.value if keep else (count if self.following is not None else 1)
+        self.slider.max = max(count, 1)
+        self.slider.value = min(max(position, 1), max(count, 1))
+        if count:
+            self._moved()
+        else:
+            self.call.value = '<div class="alp muted">this run made no agent calls</div>'
+
     def _step(self, by: int) -> None:
+        if self.matches is not None:
+            index = self._next_match(self.slider.value - 1, by)
+            if index is not None:
+                self.slider.value = index + 1
+            return
         self.slider.value = min(max(self.slider.value + by, self.slider.min), self.slider.max)
+
+    def _next_match(self, index: int, by: int) -> int | None:
+        matches = self.matches or []
+        at = bisect_right(matches, index) if by > 0 else bisect_left(matches, index) - 1
+        return matches[at] if 0 <= at < len(matches) else None
+
+    def _filter(self) -> None:
+        """Keep the calls the filters let through; the cursor goes to the first of them."""
+        self._select()
+        if self.matches:
+            self.slider.value = self.matches[0] + 1
+        self._moved()
+
+    def _select(self) -> None:
+        """``matches`` for the filters set now (None when none is), and how many they are."""
+        chosen = {"status": self.status_filter.value or None, "phase": self.phase_filter.value or None,
+                  "attempt": self.attempt_filter.value or None, "pattern": self.pattern.value.strip() or None}
+        if all(value is None for value in chosen.values()):
+            self.matches, self.matched.value = None, ""
+            return
+        self.matches = self.calls.select(**chosen)
+        self.matched.value = (f'<span class="muted">{len(self.matches):,} of {len(self.calls):,} calls match</span>'
+                              if self.matches else '<span class="muted">no call matches</span>')
+
+    def _first_failed(self) -> None:
+        index = self.calls.first("failed")
+        if index is not None:
+            self.slider.value = index + 1
 
     def _find(self) -> None:
         text = self.jump.value
@@ -122,14 +222,45 @@ class RunViewer(widgets.VBox):
 
     def _moved(self) -> None:
         """Show the call under the cursor: only small pictures and texts change, whatever the run's length."""
+        if not len(self.calls):
+            return
         index = self.slider.value - 1
         call = self.current = self.calls.call(index)
-        self.previous_button.disabled = index == 0
-        self.next_button.disabled = index == len(self.calls) - 1
+        if self.matches is None:
+            self.previous_button.disabled = index == 0
+            self.next_button.disabled = index == len(self.calls) - 1
+        else:
+            self.previous_button.disabled = self._next_match(index, -1) is None
+            self.next_button.disabled = self._next_match(index, 1) is None
         self.cursor.value = cursor_svg(self.picture.layout, call.span)
         self.call.value = _call_html(call, len(self.calls))
         self.nearby.value = _nearby_html(self.calls, index)
         self.progress.value = _progress_html(self.calls, call)
+
+
+ANY = ("any", "")
+"""The first choice of every filter: no filter (a dropdown cannot show None as a choice: it reads as none)."""
+
+
+def _offer(menu: widgets.Dropdown, choices: list[tuple[str, Any]]) -> None:
+    """``any`` and ``choices`` in ``menu``, the choice made kept while it is still offered (a followed run grows
+    new phases and outcomes under a filter already set)."""
+    options = [ANY, *choices]
+    if list(menu.options) != options:
+        chosen = menu.value
+        menu.options = options
+        menu.value = chosen if any(value == chosen for _, value in options) else ""
+
+
+def _budget_html(record: RunRecord | None) -> str:
+    """The budget the run stands under, what it spent of it and by phase (nothing for a bare timeline)."""
+    if record is None:
+        return ""
+    by_phase = {str(phase): int(tokens) for phase, tokens in record.spent_by_phase().items()}
+    text = budget_text(record.budget, record.usage.cumulative.counted, by_phase)
+    over = record.budget is not None and record.usage.cumulative.counted > record.budget
+    return (f'<div class="alp"><span class="muted">budget</span> '
+            f'{badge("over", "bad") + " " if over else ""}{esc(text)}</div>')
 
 
 def _outcome_badge(outcome: CallOutcome) -> str:
@@ -139,7 +270,7 @@ def _outcome_badge(outcome: CallOutcome) -> str:
 
 def _json_block(value: Any, limit: int) -> str:
     text = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False, default=str)
-    return f'<pre style="margin:0;white-space:pre-wrap;max-height:16em;overflow:auto">{shown_block(text, limit)}</pre>'
+    return f'<pre style="margin:0;{WRAPPED};max-height:16em;overflow:auto">{shown_block(text, limit)}</pre>'
 
 
 def _timing(start: float, end: float) -> str:
@@ -159,7 +290,7 @@ def _call_html(call: RunCall, count: int) -> str:
             f"{esc(_timing(span.start, span.end))} · {esc(cost)}</div>"
             f"<div>{esc(OUTCOME_SAYS[call.outcome])}</div>")
     if call.error:
-        head += f"<div><b>error</b> <code>{shown_block(call.error, VALUE_CHARS)}</code></div>"
+        head += f'<div><b>error</b> <code style="{WRAPPED}">{shown_block(call.error, VALUE_CHARS)}</code></div>'
     if call.outcome in ANSWERED and call.entry is not None:
         schema = ('<span class="muted">none: free text</span>' if call.schema is None else
                   f"<details><summary>JSON Schema</summary>{_json_block(call.schema, SCHEMA_CHARS)}</details>")
@@ -167,7 +298,7 @@ def _call_html(call: RunCall, count: int) -> str:
                 ("schema", schema), ("value", _json_block(call.value, VALUE_CHARS))]
         head += ('<table style="width:100%">' + "".join(f"<tr><th>{name}</th><td>{cell}</td></tr>"
                                                        for name, cell in rows) + "</table>")
-    return f'<div class="alp" style="width:40em;margin-right:1em">{head}</div>'
+    return f'<div class="alp" style="flex:1 1 28em;max-width:40em;min-width:0;margin-right:1em">{head}</div>'
 
 
 def _nearby_html(calls: RunCalls, index: int) -> str:

@@ -1,0 +1,85 @@
+"""What the live calls of a resume will cost, told from the run's own history, before anything is spent.
+
+A call's answers have cost what the journal says: a live call is estimated from the answers of calls with its label
+(the same question asked before, say under another prompt), else of calls in its phase, else of every answer the
+journal holds, else at the run's mean (its usage over its calls: an s16 journal records no tokens per line). Each
+estimate is the mean of those answers, between their least and their most, so the forecast is a point and a
+range; ``needed_budget`` is the budget the upper end fits in.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class CostForecast:
+    """The tokens ``calls`` live calls should cost: ``expected``, between ``low`` and ``high``; ``guessed`` of them
+    had no answer of their label, phase or run to go on (estimated at the run's mean, or at 0 without one)."""
+
+    calls: int
+    low: int
+    expected: int
+    high: int
+    guessed: int = 0
+
+    def needed_budget(self, spent: int) -> int:
+        """The budget a run that has spent ``spent`` needs for the upper end of the forecast."""
+        return spent + self.high
+
+    def fits(self, budget: int | None, spent: int) -> bool:
+        """Whether the upper end fits in what ``budget`` leaves (always, without a budget)."""
+        return budget is None or spent + self.high <= budget
+
+
+class AnswerCosts:
+    """What each call's answers cost, gathered as a journal is read (``on_record`` is a journal reader's hook):
+    every line that records tokens adds to its call's. A call counts as a sample once the runner handed an answer
+    back for it: one the runner refused cost nothing, and says nothing of what its answer will cost."""
+
+    def __init__(self) -> None:
+        self._calls: dict[str, list[Any]] = {}  # key → [label, phase, tokens, answered]
+
+    def on_record(self, record: dict[str, Any], _seq: int = 0, _line: int = 0) -> None:
+        if "tokens" not in record:  # an s16 line records none
+            return
+        label, phase = record.get("label"), record.get("phase")
+        call = self._calls.setdefault(record["key"], [label if isinstance(label, str) else None,
+                                                      phase if isinstance(phase, str) else None, 0, False])
+        call[2] += record["tokens"]
+        call[3] = call[3] or record.get("kind") == "agent" or record["tokens"] > 0
+
+    def history(self) -> list[tuple[str | None, str | None, int]]:
+        """(label, phase, tokens) of every call answered: ``forecast_cost``'s history."""
+        return [(label, phase, tokens) for label, phase, tokens, answered in self._calls.values() if answered]
+
+
+def forecast_cost(live: Sequence[tuple[str, str | None]], history: Iterable[tuple[str | None, str | None, int]],
+                  run_mean: float | None = None) -> CostForecast:
+    """The forecast for ``live`` (label, phase) calls from ``history``: (label, phase, tokens) of every answer the
+    journal holds that records its tokens; ``run_mean`` the tokens a call cost on average, for calls nothing else
+    tells of."""
+    by_label: defaultdict[str, list[int]] = defaultdict(list)
+    by_phase: defaultdict[str, list[int]] = defaultdict(list)
+    every: list[int] = []
+    for label, phase, tokens in history:
+        if label is not None:
+            by_label[label].append(tokens)
+        if phase is not None:
+            by_phase[phase].append(tokens)
+        every.append(tokens)
+    low = expected = high = guessed = 0
+    for label, phase in live:
+        samples = by_label.get(label) or (by_phase.get(phase) if phase is not None else None) or every
+        if samples:
+            low += min(samples)
+            high += max(samples)
+            expected += round(sum(samples) / len(samples))
+        else:
+            guessed += 1
+            mean = round(run_mean or 0)
+            low, expected, high = low + mean, expected + mean, high + mean
+    return CostForecast(len(live), low, expected, high, guessed)

@@ -1,0 +1,84 @@
+"""``alp-nb runs watch``: a run that another process is writing, followed in a terminal from its files alone until
+it ends (exit 0 when it completes, 1 otherwise), a line per change in a log; a Ctrl-C stops the watching, never
+the run."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from runtime_support import SLOW_CALLS, SUPPORT
+
+from alp_nb.cli import main
+from alp_nb.runtime import RunStore
+
+ALP_NB = str(Path(sys.executable).with_name("alp-nb"))
+
+
+def writer(store: RunStore, mode: str) -> tuple[subprocess.Popen, str]:
+    process = subprocess.Popen([sys.executable, SUPPORT, str(store.root), mode])
+    deadline = time.monotonic() + 30
+    while not store.run_ids():
+        assert time.monotonic() < deadline and process.poll() is None, "the writer never started its run"
+        time.sleep(0.02)
+    return process, store.run_ids()[0]
+
+
+def test_watch_follows_a_run_another_process_writes_to_its_end_a_line_per_change(tmp_path, capsys):
+    store = RunStore(tmp_path / "runs")
+    process, run_id = writer(store, "slow")
+    try:
+        code = main(["runs", "watch", "--store", str(store.root), "--interval", "0.05"])  # the last run
+    finally:
+        process.wait(timeout=60)
+    out = capsys.readouterr().out.splitlines()
+    progress = [line for line in out if line.startswith("[")]
+    assert code == 0 and len(progress) >= 3, out  # seen while it ran, more than once
+    finished = [int(line.split("] ")[1].split("/")[0]) for line in progress]
+    assert finished == sorted(finished) and finished[-1] == SLOW_CALLS
+    assert progress[0].endswith("· running") and progress[-1].endswith("· completed")
+    assert f"RUN        {run_id}" in out and "STATUS     completed" in out
+
+
+def test_watch_of_a_run_whose_writer_dies_while_it_waits_ends_interrupted_with_exit_1(tmp_path, capsys):
+    store = RunStore(tmp_path / "runs")
+    process, run_id = writer(store, "launch")
+    marker = store.root / "hanging.marker"
+    while not marker.exists():
+        time.sleep(0.02)
+    watch = subprocess.Popen([ALP_NB, "runs", "watch", run_id, "--store", str(store.root), "--interval", "0.05"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = watch.stdout.readline()  # its first reading, while the writer still holds the run
+    process.kill()
+    process.wait(timeout=30)
+    out, err = watch.communicate(timeout=60)
+    assert watch.returncode == 1, first + out + err
+    assert first.rstrip().endswith("· running") and err == ""
+    assert out.splitlines()[0].endswith("· interrupted") and "STATUS     interrupted" in out.splitlines()
+
+
+def test_ctrl_c_stops_the_watching_and_leaves_the_run_going(tmp_path):
+    store = RunStore(tmp_path / "runs")
+    process, run_id = writer(store, "launch")
+    try:
+        watch = subprocess.Popen([ALP_NB, "runs", "watch", run_id, "--store", str(store.root)],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert watch.stdout.readline().rstrip().endswith("· running")  # its first reading: now it waits
+        os.kill(watch.pid, signal.SIGINT)
+        out, err = watch.communicate(timeout=30)
+        assert watch.returncode == 130 and "Traceback" not in err, out + err
+        assert out.splitlines()[-1] == f"stopped watching {run_id}; its run goes on"
+        assert process.poll() is None and store.is_active(run_id)  # the run was never touched
+    finally:
+        process.kill()
+        process.wait(timeout=30)
+
+
+def test_a_watch_interval_that_is_no_positive_number_is_refused(tmp_path, capsys):
+    assert main(["runs", "watch", "--store", str(tmp_path), "--interval", "0"]) == 2
+    assert "--interval must be a number of seconds above 0, not 0.0" in capsys.readouterr().err
+
