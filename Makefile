@@ -37,12 +37,14 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 lab: $(VENV)/.lab-installed
 	$(BIN)/jupyter lab $(ROOT_FLAG) notebooks/
 
-bench: $(VENV)/.test-installed
+# In the lab's environment (lab and test extras): what a notebook user's kernel imports beside alp_nb.
+bench: $(VENV)/.test-installed $(VENV)/.lab-installed
 	$(BIN)/python benchmarks/import_time.py
 	$(BIN)/python benchmarks/registry_scale.py
 	$(BIN)/python benchmarks/runtime_overhead.py
 	$(BIN)/python benchmarks/replay_load.py
 	$(BIN)/python benchmarks/replay_views.py
+	$(BIN)/python benchmarks/against_reference.py
 	$(BIN)/python benchmarks/render.py
 
 clean:

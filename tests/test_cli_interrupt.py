@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 import alp_nb
-import alp_nb.cli.contract
+import alp_nb.loops.lint
 from alp_nb.cli import main
 
 CLEAN = Path(__file__).resolve().parents[1] / "examples" / "contracts" / "translation-sync-loop.json"
@@ -44,8 +44,8 @@ def _ctrl_c_wrapped(*args: object, **kwargs: object) -> None:
 PLACES: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
     "parsing": lambda monkeypatch: monkeypatch.setattr(argparse.ArgumentParser, "parse_args", _ctrl_c),
     "importing the group": lambda monkeypatch: monkeypatch.setattr(importlib, "import_module", _ctrl_c),
-    "running": lambda monkeypatch: monkeypatch.setattr(alp_nb.cli.contract, "lint_contract", _ctrl_c),
-    "a library's callback": lambda monkeypatch: monkeypatch.setattr(alp_nb.cli.contract, "lint_contract",
+    "running": lambda monkeypatch: monkeypatch.setattr(alp_nb.loops.lint, "lint_contract", _ctrl_c),
+    "a library's callback": lambda monkeypatch: monkeypatch.setattr(alp_nb.loops.lint, "lint_contract",
                                                                     _ctrl_c_wrapped),
 }
 
@@ -64,7 +64,7 @@ def test_ctrl_c_anywhere_in_a_command_prints_one_line_and_exits_130(capsys, monk
 CHILD = """
 import sys
 
-import alp_nb.cli.contract as contract
+import alp_nb.loops.loop_contract as contract
 from alp_nb.cli import main
 
 read = contract.read_contract_document

@@ -53,6 +53,10 @@ def test_a_writer_killed_while_it_waits_on_its_runner_is_seen_interrupted_though
             time.sleep(0.02)
         follower = RunFollower(store.run_ids()[0], store, interval=0.05)
         assert follower.poll() and follower.record is not None and follower.record.status == "running"
+        quiet = time.monotonic() + 30  # siblings of the hung call may still be writing their lines
+        while follower.poll():
+            assert time.monotonic() < quiet, "the hung writer's files never stopped changing"
+            time.sleep(0.2)
         assert not follower.poll()  # nothing changed: not read again
     finally:
         process.kill()

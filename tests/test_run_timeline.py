@@ -390,4 +390,4 @@ def test_a_dollar_sign_in_a_phase_is_drawn_as_written_not_as_mathtext():
 
 def test_the_timeline_model_is_plain_json_friendly_data(store):
     timeline = timeline_of(review(store))
-    assert json.loads(json.dumps([span.__dict__ for span in timeline.spans]))
+    assert json.loads(json.dumps([span._asdict() for span in timeline.spans]))

@@ -26,7 +26,7 @@ def test_resume_serves_every_unchanged_call_from_the_journal(store):
     assert runner.calls == [] and again.result == first.result and again.status == "completed"
     assert {event["status"] for event in received if event["type"] == "workflow_agent"} == {"cached"}
     served = [event for event in store.read_events(first.run_id) if event.type == "calls_cached"]
-    assert sorted(seq for event in served for seq in event.seqs) == sorted(
+    assert sorted(seq for event in served for seq in event.served(10**6)) == sorted(
         line["seq"] for line in journal_records(store, first.run_id))  # each, in a few bytes on disk
     assert again.task.attempts[-1].cached == 6 and again.launched.resumed and again.launched.attempt == 2
 

@@ -46,7 +46,7 @@ def test_events_file_has_the_lifecycle_with_timestamps(store):
     lines = [json.loads(line) for line in store.paths(result.run_id).events.read_text().splitlines()]
     assert [(event["type"], event.get("status")) for event in lines] == [
         ("async_launched", None), ("task_started", None), ("task_notification", "completed")]
-    assert lines[0]["format"] == 2  # a call's steps are the journal's: the events file holds none of them
+    assert lines[0]["format"] == 3  # a call's steps are the journal's: the events file holds none of them
     assert all(isinstance(event["ts"], float) for event in lines)
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Self
 from pydantic import PlainSerializer, PlainValidator, WithJsonSchema
 
 from alp_nb.base.frozen import freeze, thaw
+from alp_nb.base.json_schema import jsonschema_module
 from alp_nb.base.schema_errors import error_location
 
 from .errors import AgentError
@@ -50,9 +51,19 @@ class OutputContract:
         object.__setattr__(self, "schema", freeze(self.schema))
         object.__setattr__(self, "_validator", self._compile())
 
+    @classmethod
+    def deferred(cls, name: str, schema: Mapping[str, Any]) -> Self:
+        """A contract of alp_nb's own (a schema its tests check) compiled on its first ``validate``, so that
+        importing the module that holds it imports no JSON Schema machinery."""
+        contract = cls.__new__(cls)
+        object.__setattr__(contract, "name", name)
+        object.__setattr__(contract, "schema", freeze(schema))
+        object.__setattr__(contract, "_validator", None)
+        return contract
+
     def _compile(self) -> Any:
         """Check the schema once and keep its validator (a bad schema is refused here)."""
-        import jsonschema  # text contracts (every built-in role's) never need it
+        jsonschema = jsonschema_module()  # text contracts (every built-in role's) never need it
 
         plain = thaw(self.schema)
         validator_class = jsonschema.validators.validator_for(plain)
@@ -74,6 +85,8 @@ class OutputContract:
         return self
 
     def validate(self, value: Any) -> OutputValidation:
+        if self._validator is None:
+            object.__setattr__(self, "_validator", self._compile())
         errors = sorted(self._validator.iter_errors(value), key=lambda error: list(error.absolute_path))
         if not errors:
             return OutputValidation(ok=True, value=value)

@@ -25,6 +25,7 @@ class FrozenModel(BaseModel):
         alias_generator=to_camel,
         validate_by_name=True,
         validate_by_alias=True,
+        defer_build=True,
     )
 
     def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Self:

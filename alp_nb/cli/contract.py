@@ -11,20 +11,7 @@ import os
 from datetime import date
 from pathlib import Path
 
-from alp_nb.loops.contract_diff import diff_contracts
-from alp_nb.loops.errors import LoopContractError
-from alp_nb.loops.expectations import Expectations, grade
-from alp_nb.loops.firing import simulate_firing
-from alp_nb.loops.injections import FAILURE_INJECTIONS, firings_for, scenario_names, scenarios_for
-from alp_nb.loops.learn import learn_from_receipts
-from alp_nb.loops.lint import lint_contract
-from alp_nb.loops.loop_contract import LoopContract, read_contract_document, write_contract_file
-from alp_nb.loops.receipt_log import read_receipt_log, receipt_records, write_receipt_log
-from alp_nb.loops.simulator import Simulation, simulate
-from alp_nb.viz.contract_changes import diff_lines, learned_lines
-from alp_nb.viz.contract_picture import contract_flow
-from alp_nb.viz.packet_documents import review_packet, review_packet_markdown
-from alp_nb.viz.simulation import grades_lines, simulation_lines
+from alp_nb.loops.injection_names import INJECTION_NAMES
 from alp_nb.viz.terminal import print_json, print_lines
 
 
@@ -41,7 +28,7 @@ def register(group: argparse.ArgumentParser) -> None:
     _today_option(lint)
     lint.set_defaults(handler=_lint)
 
-    names = ", ".join(FAILURE_INJECTIONS)
+    names = ", ".join(INJECTION_NAMES)
     run = contract.add_parser("simulate", help="walk a contract through its scenarios (the failure injections, those "
                               "derived from its own fields, whole firings) and print each trace; with --expect, grade "
                               "each by a review file and exit 1 on a disagreement")
@@ -114,6 +101,9 @@ def _today_option(parser: argparse.ArgumentParser) -> None:
 
 
 def _lint(args: argparse.Namespace) -> int:
+    from alp_nb.loops.lint import lint_contract
+    from alp_nb.loops.loop_contract import read_contract_document
+
     ignore = [rule for value in args.ignore for rule in value.split(",") if rule.strip()]
     documents = [(file, read_contract_document(file)) for file in args.files]  # unreadable: bad input, exit 2
     results = [{"file": file, "findings": [finding.model_dump() for finding in lint_contract(document, ignore,
@@ -134,6 +124,14 @@ def _lint(args: argparse.Namespace) -> int:
 
 def _simulate(args: argparse.Namespace) -> int:
     """Exit 0 unless a reviewer's expectation disagrees with a run (1); no review file, nothing to disagree with."""
+    from alp_nb.loops.expectations import Expectations, grade
+    from alp_nb.loops.firing import simulate_firing
+    from alp_nb.loops.injections import firings_for, scenario_names, scenarios_for
+    from alp_nb.loops.loop_contract import LoopContract
+    from alp_nb.loops.receipt_log import receipt_records, write_receipt_log
+    from alp_nb.loops.simulator import Simulation, simulate
+    from alp_nb.viz.simulation import grades_lines, simulation_lines
+
     contract = LoopContract.load(args.file)
     expectations = Expectations.load(args.expect) if args.expect else None
     allowed = args.allow_lint_errors
@@ -171,6 +169,11 @@ def _simulate(args: argparse.Namespace) -> int:
 
 
 def _learn(args: argparse.Namespace) -> int:
+    from alp_nb.loops.learn import learn_from_receipts
+    from alp_nb.loops.loop_contract import LoopContract
+    from alp_nb.loops.receipt_log import read_receipt_log
+    from alp_nb.viz.contract_changes import learned_lines
+
     contract = LoopContract.load(args.file)
     records = [record for path in args.receipts for record in read_receipt_log(path)]
     learned = learn_from_receipts(contract, records)
@@ -183,6 +186,10 @@ def _learn(args: argparse.Namespace) -> int:
 
 
 def _diff(args: argparse.Namespace) -> int:
+    from alp_nb.loops.contract_diff import diff_contracts
+    from alp_nb.loops.loop_contract import LoopContract
+    from alp_nb.viz.contract_changes import diff_lines
+
     difference = diff_contracts(LoopContract.load(args.old), LoopContract.load(args.new), today=args.today)
     if args.format == "json":
         print_json(difference.model_dump(mode="json"))
@@ -192,6 +199,9 @@ def _diff(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    from alp_nb.loops.errors import LoopContractError
+    from alp_nb.loops.loop_contract import LoopContract
+
     output = Path(args.output)
     if output.resolve() == Path(args.file).resolve():
         raise LoopContractError("PACKET_OVERWRITES_CONTRACT", f"{output} is the contract being exported; write the "
@@ -206,6 +216,9 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _flow(args: argparse.Namespace) -> int:
+    from alp_nb.loops.loop_contract import LoopContract
+    from alp_nb.viz.contract_picture import contract_flow
+
     picture = contract_flow(LoopContract.load(args.file))
     drawn = {"text": picture.to_text, "svg": picture.to_svg, "mermaid": picture.to_mermaid}[args.format]()
     print_lines(*drawn.rstrip("\n").split("\n"))  # SVG and Mermaid are escaped already: each line prints as it is
@@ -213,6 +226,13 @@ def _flow(args: argparse.Namespace) -> int:
 
 
 def _packet(args: argparse.Namespace) -> int:
+    from alp_nb.loops.errors import LoopContractError
+    from alp_nb.loops.expectations import Expectations
+    from alp_nb.loops.learn import learn_from_receipts
+    from alp_nb.loops.loop_contract import LoopContract, write_contract_file
+    from alp_nb.loops.receipt_log import read_receipt_log
+    from alp_nb.viz.packet_documents import review_packet, review_packet_markdown
+
     output = Path(args.output)
     if output.resolve() == Path(args.file).resolve():
         raise LoopContractError("PACKET_OVERWRITES_CONTRACT",
@@ -231,6 +251,8 @@ def _packet(args: argparse.Namespace) -> int:
 
 
 def _new(args: argparse.Namespace) -> int:
+    from alp_nb.loops.loop_contract import LoopContract
+
     template = LoopContract.template(args.name)
     if args.output is None:
         print_json(template.to_document())
@@ -244,5 +266,7 @@ def _new(args: argparse.Namespace) -> int:
 
 def _refuse_existing(output: Path, advice: str) -> None:
     """``CONTRACT_EXISTS`` when anything is at ``output``, a dangling link included (``exists()`` follows it)."""
+    from alp_nb.loops.errors import LoopContractError
+
     if os.path.lexists(output):
         raise LoopContractError("CONTRACT_EXISTS", f"{output} already exists; {advice}")

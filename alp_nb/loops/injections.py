@@ -21,6 +21,7 @@ from types import MappingProxyType
 from .decision import Evidence
 from .effects import EffectCap, action_kind, effect_caps, external_effects
 from .extension import EXTENSION_KEY
+from .injection_names import INJECTION_NAMES
 from .loop_contract import LoopContract
 from .scenario import Firing, FiringItem, OwnerAnswer, Scenario, ScriptedAttempt
 from .words import Words
@@ -157,6 +158,8 @@ FAILURE_INJECTIONS: MappingProxyType[str, Scenario] = MappingProxyType({scenario
     ),
 )})
 """The failure-injection cases a contract should survive before it is scheduled, by name."""
+if tuple(FAILURE_INJECTIONS) != INJECTION_NAMES:
+    raise ImportError("loops.injection_names.INJECTION_NAMES must name FAILURE_INJECTIONS in their order")
 
 
 APPROVAL = Words("approv*", "sign-off", "sign off", "signs off", "permission", "consent")

@@ -30,6 +30,7 @@ from datetime import date
 from functools import cache
 from typing import TYPE_CHECKING, Any, Literal
 
+from alp_nb.base.json_schema import jsonschema_module
 from alp_nb.base.schema_errors import error_location
 
 from .effects import (
@@ -124,9 +125,8 @@ def _schema_validator() -> jsonschema.Draft202012Validator:
     """The schema alp_nb ships: the public one, plus the optional ``x_alp_nb`` key (a public contract is judged
     exactly as the public schema judges it). Dates are checked as dates. jsonschema is imported here, the first
     time a document is linted: a contract already loaded never needs it."""
-    from jsonschema import Draft202012Validator
-
-    return Draft202012Validator(extended_json_schema(), format_checker=Draft202012Validator.FORMAT_CHECKER)
+    validator = jsonschema_module().Draft202012Validator
+    return validator(extended_json_schema(), format_checker=validator.FORMAT_CHECKER)
 
 
 @_rule("LC001", "error", "The document fails Draft 2020-12 validation against the contract schema "

@@ -185,15 +185,14 @@ class RunRecord:
         import numpy as np
 
         path = self.store.paths(self.run_id).journal
-        starts, at = [], 0
         try:
             with store_file(path, "read"), os.fdopen(open_regular(path, os.O_RDONLY), "rb") as handle:
-                for raw in handle:
-                    starts.append(at)
-                    at += len(raw)
+                data = np.frombuffer(handle.read(), dtype=np.uint8)
         except (FileNotFoundError, WorkflowInputError):  # gone, or now a link: rows are made from the table
-            starts = []
-        return np.array(starts, dtype=np.int64)
+            return np.array([], dtype=np.int64)
+        ends = np.flatnonzero(data == ord("\n")) + 1
+        starts = np.concatenate(([0], ends[:-1] if len(ends) and ends[-1] == len(data) else ends))
+        return starts.astype(np.int64) if len(data) else np.array([], dtype=np.int64)
 
     def _line(self, row: int) -> dict[str, Any] | None:
         if self.line_numbers is None or not 0 <= row < len(self.line_numbers):

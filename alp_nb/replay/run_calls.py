@@ -99,13 +99,8 @@ class RunCalls:
         if self._journal is not None:
             self._rows = {seq: row for row, seq in enumerate(self._journal["seq"].tolist())}
         self._shown: dict[int, JournalEntry] = {}
-        self._by_seq: defaultdict[int, list[int]] = defaultdict(list)
-        self._by_label: defaultdict[str, list[int]] = defaultdict(list)
         self._by_outcome: defaultdict[tuple[str, str], list[int]] = defaultdict(list)
         for index, span in enumerate(self._spans):
-            if span.seq is not None:
-                self._by_seq[span.seq].append(index)
-            self._by_label[span.label].append(index)
             self._by_outcome[span.phase, span.outcome].append(index)
         self.phases = tuple(dict.fromkeys(span.phase for span in self._spans))
         """Each phase once, as its calls first appear."""
@@ -185,6 +180,22 @@ class RunCalls:
         """How many calls of each outcome ``phase`` had made among the first ``upto`` calls of the run."""
         return Counter({outcome: bisect_left(self._by_outcome[phase, outcome], upto)
                         for outcome in self.totals.get(phase, ())})
+
+    @cached_property
+    def _by_seq(self) -> dict[int, list[int]]:
+        """Call indexes by journal seq (made on the first ``find``: a viewer that is never searched needs none)."""
+        by_seq: defaultdict[int, list[int]] = defaultdict(list)
+        for index, span in enumerate(self._spans):
+            if span.seq is not None:
+                by_seq[span.seq].append(index)
+        return by_seq
+
+    @cached_property
+    def _by_label(self) -> dict[str, list[int]]:
+        by_label: defaultdict[str, list[int]] = defaultdict(list)
+        for index, span in enumerate(self._spans):
+            by_label[span.label].append(index)
+        return by_label
 
     @cached_property
     def _labels(self) -> tuple[str, list[int]]:

@@ -14,11 +14,12 @@ An event is a JSON-ready dict with ``type``, its fields and ``ts`` (seconds sinc
 
 Events of a nested ``workflow()`` carry ``workflow`` (its name); it has no task events of its own.
 
-On disk (``format`` 2). The journal already says when every call it holds was asked, how it ended and what it
+On disk (``format`` 3). The journal already says when every call it holds was asked, how it ended and what it
 cost, so the file keeps only what it does not: the lifecycle, phases, log lines, the ending, and the calls served
-from the journal, a few bytes each: one ``calls_cached`` {seqs} line per flush lists the journal seqs served
-since the last. A ``workflow_agent`` event reaches subscribers only. Files written before (no ``format``: format
-1) hold a ``workflow_agent`` line for every call, and still read.
+from the journal: one ``calls_cached`` {ranges} line per flush names the journal seqs served since the last as
+runs of evenly spaced seqs ``[first, last, step]``, so an all-cached resume of 2,000 calls adds one short line. A
+``workflow_agent`` event reaches subscribers only. Files written before still read: format 2 listed the seqs one
+by one (``seqs``), format 1 (no ``format``) held a ``workflow_agent`` line for every call.
 """
 
 from __future__ import annotations
@@ -37,7 +38,24 @@ from .store_files import inaccessible, open_store_file, store_file, write_all
 
 Event = dict[str, Any]
 Subscriber = Callable[[Event], Any]
-EVENTS_FORMAT = 2
+EVENTS_FORMAT = 3
+
+
+def seq_ranges(seqs: list[int]) -> list[list[int]]:
+    """``seqs`` as runs of evenly spaced seqs, ``[first, last, step]``, in their order: a resume's thousands of
+    cached calls (each answer line one after its ask line) are one run of a few bytes."""
+    ranges: list[list[int]] = []
+    for seq in seqs:
+        if ranges:
+            run = ranges[-1]
+            if run[0] == run[1] and seq > run[1]:
+                run[1], run[2] = seq, seq - run[0]
+                continue
+            if seq == run[1] + run[2]:
+                run[1] = seq
+                continue
+        ranges.append([seq, seq, 1])
+    return ranges
 """The format of the events file written here (said on each attempt's ``async_launched``)."""
 
 _encode = line_encoder(default=str, compact=True)
@@ -134,7 +152,7 @@ class EventLog:
     def flush(self) -> None:
         if self._cached:
             seqs, self._cached = self._cached, []
-            self._write(_encode({"type": "calls_cached", "seqs": seqs, "ts": time.time()}) + "\n")
+            self._write(_encode({"type": "calls_cached", "ranges": seq_ranges(seqs), "ts": time.time()}) + "\n")
         if not self._pending:
             return
         data = "".join(self._pending).encode("utf-8", "backslashreplace")

@@ -32,6 +32,14 @@ class WorkflowMeta(FrozenModel):
 
 def validate_meta(meta: Any) -> WorkflowMeta:
     """The checked metadata, or WorkflowInputError(INVALID_META) with s16's message for the first problem."""
+    checked = checked_fields(meta)
+    args_contract(checked)
+    return checked
+
+
+def checked_fields(meta: Any) -> WorkflowMeta:
+    """``validate_meta`` but for the args schema, which is left uncompiled: alp_nb's own workflow, whose
+    schema its tests check, is registered without importing any JSON Schema machinery."""
     if isinstance(meta, WorkflowMeta):
         meta = meta.model_dump()
     if not isinstance(meta, Mapping):
@@ -49,9 +57,7 @@ def validate_meta(meta: Any) -> WorkflowMeta:
     phases = meta.get("phases", ())
     if not isinstance(phases, list | tuple) or not all(isinstance(phase, str) and phase for phase in phases):
         raise WorkflowInputError("INVALID_META", "meta.phases must contain non-empty strings")
-    checked = WorkflowMeta(name=name, description=description, phases=tuple(phases), args=meta.get("args"))
-    args_contract(checked)
-    return checked
+    return WorkflowMeta(name=name, description=description, phases=tuple(phases), args=meta.get("args"))
 
 
 def args_contract(meta: WorkflowMeta) -> OutputContract | None:

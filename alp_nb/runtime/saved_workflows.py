@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from alp_nb.agents.output_contract import OutputContract
+from alp_nb.base.frozen import thaw
 
 from .errors import WorkflowInputError
-from .meta import WorkflowMeta, args_contract, check_declared_args, validate_meta
+from .meta import WorkflowMeta, args_contract, check_declared_args, checked_fields, validate_meta
 from .sample import SAMPLE_META, review_changes
 
 WorkflowScript = Callable[[Any, dict[str, Any]], Awaitable[Any]]
@@ -67,6 +68,12 @@ class WorkflowRegistry:
         self._check_free(meta.name, fn)
         saved = self._saved[meta.name] = SavedWorkflow(meta, fn, script_digest(fn), args_contract(meta))
         return saved
+
+    def _register_own(self, meta: Mapping[str, Any], fn: WorkflowScript) -> None:
+        """One of alp_nb's own workflows, its args schema compiled when a run first checks args against it."""
+        checked = checked_fields(meta)
+        schema = None if checked.args is None else OutputContract.deferred(f"{checked.name} args", thaw(checked.args))
+        self._saved[checked.name] = SavedWorkflow(checked, fn, script_digest(fn), schema)
 
     def _check_free(self, name: str, fn: WorkflowScript) -> None:
         known = self._saved.get(name)
@@ -123,7 +130,7 @@ def _identity(fn: Callable[..., Any]) -> tuple[str, str]:
 
 
 DEFAULT_REGISTRY = WorkflowRegistry()
-DEFAULT_REGISTRY.register(SAMPLE_META, review_changes)
+DEFAULT_REGISTRY._register_own(SAMPLE_META, review_changes)
 
 
 def saved_workflow(*, name: str, description: str, phases: Sequence[str] = (), args: Mapping[str, Any] | None = None,

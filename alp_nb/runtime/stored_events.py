@@ -3,11 +3,13 @@
 The file may come from someone else, and from an older alp_nb: a line of a kind this reader does not know, or one
 whose fields are of the wrong type, is left out, and the reader says so once (with the first such line), as a
 journal field of the wrong type is shown missing. Fields a model does not name are ignored, so format 1 files
-(one ``workflow_agent`` line per call) and format 2 files read alike.
+(one ``workflow_agent`` line per call), format 2 files (cached seqs listed) and format 3 files (cached seqs as
+ranges) read alike.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
@@ -65,10 +67,20 @@ class AgentEvent(StoredEvent):
 
 
 class CallsCached(StoredEvent):
-    """The journal seqs whose answers were served again since the last flush (format 2)."""
+    """The journal seqs whose answers were served again since the last flush: as ``ranges`` of evenly spaced
+    seqs, ``(first, last, step)`` (format 3), or listed one by one in ``seqs`` (format 2)."""
 
     type: Literal["calls_cached"]
-    seqs: tuple[int, ...]
+    seqs: tuple[int, ...] = ()
+    ranges: tuple[tuple[Annotated[int, Field(ge=1)], Annotated[int, Field(ge=1)], Annotated[int, Field(ge=1)]],
+                  ...] = ()
+
+    def served(self, last_seq: int) -> Iterator[int]:
+        """Every seq named, in order; a range is read only up to ``last_seq`` (the journal's last), so a file
+        from someone else naming seqs up to 10**18 costs no more than the journal it goes with."""
+        yield from self.seqs
+        for first, last, step in self.ranges:
+            yield from range(first, min(last, last_seq) + 1, step)
 
 
 class TaskNotification(StoredEvent):

@@ -29,7 +29,7 @@ WORKFLOW_TOOL: dict[str, Any] = {
     },
 }
 
-_INPUT = OutputContract("Workflow tool input", WORKFLOW_TOOL["input_schema"])
+_INPUT = OutputContract.deferred("Workflow tool input", WORKFLOW_TOOL["input_schema"])
 
 
 async def call_workflow_tool(tool_input: Any, **options: Any) -> dict[str, Any]:

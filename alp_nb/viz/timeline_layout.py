@@ -201,6 +201,8 @@ def _labels(bars: Sequence[Bar], duration: float) -> tuple[BarLabel, ...]:
 def _resumes(timeline: Timeline) -> tuple[tuple[AttemptStart, str], ...]:
     """Each attempt after the first, with what its calls did (``attempt 2 · 10 cached``): a resume served from the
     journal takes a moment, so its calls are a thin column of ticks the words explain."""
+    if len(timeline.attempts) < 2:
+        return ()
     counts: dict[int, Counter[str]] = {}
     for span in timeline.spans:
         counts.setdefault(span.attempt, Counter())[span.outcome] += 1
