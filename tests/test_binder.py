@@ -59,6 +59,12 @@ def test_binder_asks_for_a_python_alp_nb_supports():
     assert version.startswith("python-3.") and int(version.split(".")[1]) >= 11
 
 
+def test_binder_and_ci_install_the_colour_emoji_font_the_built_in_names_need():
+    """Every built-in display name carries an emoji; without the font a browser draws empty boxes."""
+    assert "fonts-noto-color-emoji" in (BINDER / "apt.txt").read_text().split()
+    assert "fonts-noto-color-emoji" in (ROOT / ".ci" / "run").read_text()
+
+
 def test_the_binder_environment_imports_alp_nb(binder_env):
     python = binder_env / "bin" / "python"
     shown = subprocess.run([python, "-c", "import alp_nb, jupyterlab; print(alp_nb.__file__)"], check=True,

@@ -113,3 +113,10 @@ def test_a_matrix_shows_through_the_one_rendering_path_without_mermaid():
     assert formats_of(picture) == ("html", "text", "svg")
     assert render(picture, "html") == picture.to_html() and render(picture, "svg") == picture.to_svg()
     assert set(picture._repr_mimebundle_()) == {"text/html", "text/plain", "image/svg+xml"}
+
+
+def test_a_matrix_wider_than_the_notebook_column_scrolls_inside_its_output():
+    html = capability_matrix(builtin_registry()).to_html()
+    before_table = html[:html.index("<table>")]
+    assert before_table.endswith('<div style="overflow-x:auto;max-width:100%">')
+    assert html.index("</table></div>") > html.index("<table>")

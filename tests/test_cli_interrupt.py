@@ -68,11 +68,13 @@ import alp_nb.loops.loop_contract as contract
 from alp_nb.cli import main
 
 read = contract.read_contract_document
+told = []
 
 
 def announced(path):
-    contract.read_contract_document = read
-    print("reading", file=sys.stderr, flush=True)
+    if not told:  # once: the command holds this function for every file it reads
+        told.append(path)
+        print("reading", file=sys.stderr, flush=True)
     return read(path)
 
 

@@ -14,7 +14,7 @@ from picture_checks import crossings
 
 from alp_nb.agents import BUILTIN_AGENTS, builtin_registry
 from alp_nb.viz import VizError
-from alp_nb.viz.state_machines import OUTPUT_NODE, state_machine, state_node, status_lifecycle
+from alp_nb.viz.state_machines import INITIAL_MARK, OUTPUT_NODE, state_machine, state_node, status_lifecycle
 from alp_nb.workflow import (
     LIVE_STATUSES,
     MAX_OUTPUT_REPAIR_ATTEMPTS,
@@ -36,7 +36,15 @@ def current(pic):
 
 
 def tools_of(pic, state_id):
-    return ", ".join(pic.node(state_node(state_id)).detail)
+    return ", ".join(line for line in pic.node(state_node(state_id)).detail if line != INITIAL_MARK)
+
+
+def test_the_initial_state_and_only_it_says_that_executions_start_there():
+    for subject in (WORKER, define_linear_workflow("wide", [("EDIT", ["Read"]), ("DONE", [])])):
+        pic = state_machine(subject).diagram
+        marked = [node.label for node in pic.nodes if INITIAL_MARK in node.detail]
+        workflow = subject.workflow if hasattr(subject, "workflow") else subject
+        assert marked == [workflow.initial] and pic.node(state_node(workflow.initial)).detail[0] == INITIAL_MARK
 
 
 def test_the_states_come_in_order_each_with_the_tools_it_opens_and_the_last_is_terminal():
@@ -100,14 +108,14 @@ def test_a_session_after_a_transition_marks_the_new_state_current_and_names_its_
     assert ("current", "where the execution is") in pic.legend
 
 
-def test_a_snapshot_that_left_its_state_marks_the_state_and_the_status_it_is_in():
+def test_a_snapshot_that_left_its_state_highlights_only_the_status_it_is_in_and_names_the_state():
     snapshot = WorkflowExecutionState(workflow_id=WORKER.workflow.id, current_state="REPORT", status="repairing",
                                       repair_attempts=1)
     pic = state_machine(snapshot).diagram
-    assert current(pic) == [state_node("REPORT"), "repairing"]
+    assert current(pic) == ["repairing"]  # one highlight: "where the execution is", as the legend says
     assert pic.caption.startswith("repairing at REPORT")
     assert current(state_machine(WORKER, snapshot.model_copy(update={"status": "completed"})).diagram) == [
-        state_node("REPORT"), "completed"]
+        "completed"]
 
 
 def test_a_state_of_another_workflow_or_an_unknown_one_is_refused():

@@ -22,7 +22,7 @@ from alp_nb.agents.policy_requests import REQUEST_TYPES as MODEL_REQUEST_TYPES, 
 from alp_nb.viz.delegation import role_node
 from alp_nb.viz.html import badge, esc
 from alp_nb.viz.palette import CURRENT
-from alp_nb.viz.policy_codes import POLICY_RULES
+from alp_nb.viz.policy_codes import ALLOWED_RULES, POLICY_RULES
 from alp_nb.viz.views import render
 from alp_nb.widgets import RegistryExplorer
 from alp_nb.widgets.registry_explorer import REQUEST_TYPES
@@ -138,8 +138,34 @@ def test_a_denied_answer_shows_its_code_its_reason_and_the_rule_behind_it(explor
     assert "<code>TOOL_NOT_GRANTED</code>" in shown and esc(answer.reason) in shown
     assert f"rule: {esc(POLICY_RULES['TOOL_NOT_GRANTED'])}" in shown
     assert "question: type <code>tool</code> · actor <code>main</code> · tool <code>Write</code>" in shown
-    explorer.ask({"type": "tool", "actor": "worker", "tool": "Write"})
-    assert ALLOWED in explorer.answer.value and "rule:" not in explorer.answer.value
+
+
+@pytest.mark.parametrize(("request_type", "controls", "fields", "code"),
+                         [question for question in FORM_QUESTIONS if question[3] is None],
+                         ids=[question[0] for question in FORM_QUESTIONS if question[3] is None])
+def test_an_allowed_answer_names_the_rule_that_allowed_it(explorer, request_type, controls, fields, code):
+    explorer.ask({"type": request_type, "actor": controls["actor"], **fields})
+    assert explorer.authorization.allowed and ALLOWED in explorer.answer.value
+    assert f"rule: {esc(ALLOWED_RULES[request_type])}" in explorer.answer.value
+
+
+@pytest.mark.parametrize(("request_type", "controls", "fields", "code"), FORM_QUESTIONS,
+                         ids=[f"{question[0]}-{question[3]}" for question in FORM_QUESTIONS])
+def test_a_question_asked_from_code_is_the_one_the_form_then_shows(explorer, request_type, controls, fields, code):
+    asked = {"type": request_type, "actor": controls["actor"], **fields}
+    explorer.ask({"type": "delegation", "actor": "worker", "target": "main"})  # the form held another question
+    explorer.ask(asked)
+    assert explorer.request() == asked and explorer.request_type.value == request_type
+    assert "cannot hold this question" not in explorer.answer.value
+    explorer.ask_button.click()  # asked again from the form: the same answer
+    assert explorer.authorization == PolicyEngine(builtin_registry()).authorize(asked)
+
+
+def test_a_question_the_form_cannot_hold_is_answered_and_says_the_form_shows_the_one_before(explorer):
+    explorer.ask({"type": "tool", "actor": "main", "tool": "Edit"})
+    explorer.ask({"type": "memory", "actor": "worker", "operation": "delete", "scope": "shared"})
+    assert explorer.request() == {"type": "tool", "actor": "main", "tool": "Edit"}
+    assert "cannot hold this question" in explorer.answer.value and "delete" in explorer.answer.value
 
 
 def test_a_launch_that_needs_the_principal_is_denied_from_code_with_the_approval_rule(explorer, tmp_path):

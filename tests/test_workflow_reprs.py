@@ -167,12 +167,15 @@ def store(tmp_path) -> ExecutionStore:
     return ExecutionStore(tmp_path / "executions")
 
 
-def test_execution_status_html_highlights_the_state_and_badges_the_stored_status(store, tmp_path):
+def test_execution_status_html_highlights_only_the_status_it_reached_and_badges_it(store, tmp_path):
     store.prepare(builtin_registry(), "search", workspace=tmp_path, execution_id="exec_view")
     store.finalize("exec_view", None)
     status = store.status("exec_view")
     html = render(status, "html")
-    assert highlighted(html) == ["REPORT"]
+    svg = ElementTree.fromstring(html[html.index("<svg"):html.index("</svg>") + len("</svg>")])
+    current = [group.get("data-node") for group in svg.iter(f"{SVG}g") if group.get("data-node")
+               and group.find(f"{SVG}rect").get("fill") == CURRENT[0]]
+    assert highlighted(html) == [] and current == ["repairing"]  # one highlight: where the execution is
     assert ("repairing", "warn") in badges(html)
     assert "<code>exec_view</code>" in html and "<code>search</code>" in html
 

@@ -111,6 +111,11 @@ def _n(value: float) -> str:
     return f"{round(value, 1):g}"
 
 
+SCROLLS = "overflow-x:auto;max-width:100%"
+"""The table's box: a matrix wider than the notebook's column (a file browser open beside it) scrolls inside the
+output instead of running past its right edge."""
+
+
 def matrix_html(matrix: Matrix) -> str:
     """A ``<table>``: a header row, then one row per row of the matrix; colours as inline styles."""
     head = "".join(f"<th>{esc(column)}</th>" for column in matrix.columns)
@@ -129,7 +134,8 @@ def matrix_html(matrix: Matrix) -> str:
                         for mark, meaning in matrix.legend)
     caption = f'<div class="muted">{esc(matrix.caption)}</div>' if matrix.caption else ""
     return block(f"<div><b>{esc(matrix.title)}</b></div>{caption}"
-                 f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+                 f'<div style="{SCROLLS}"><table><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody>'
+                 "</table></div>"
                  f'<div class="muted">{legend}</div>')
 
 

@@ -37,3 +37,17 @@ POLICY_RULES: Mapping[str, str] = MappingProxyType({
     "APPROVAL_DENIED": "a launch outside the granted workspace needs the principal's yes, and the principal said no",
 })
 """Each of ``POLICY_ERROR_CODES`` (in its order) and the rule a denial with that code enforces."""
+
+ALLOWED_RULES: Mapping[str, str] = MappingProxyType({
+    "tool": "the role's definition grants this tool (an MCP tool: its server), and it is no raw runtime tool or "
+            "indirect command",
+    "delegation": "the target is a role in the registry and among those the actor's `delegatesTo` names",
+    "memory": "a read or write grant of the role (as the operation asks) covers this scope",
+    "workspace": "the path lies under the role's read roots (a write: its write roots), inside the delegated "
+                 "execution's workspace, in an execution that may write when it writes",
+    "skill": "the role is granted this skill",
+    "subagent": "the role is granted this subagent",
+    "mcp": "the role is granted this MCP server",
+})
+"""The rule that allowed an answer, by request type: a yes names its rule as a no does (a ``configuration`` change
+is never allowed, so it has none)."""

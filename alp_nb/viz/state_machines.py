@@ -43,6 +43,8 @@ OUTPUT_NODE = "output"
 STATUS_STYLES = {"running": "status", "awaiting-output": "status", "repairing": "status",
                  "completed": "success", "failed": "failure", "cancelled": "outcome"}
 REPAIRS = f"{MAX_OUTPUT_REPAIR_ATTEMPTS} repair allowed"
+INITIAL_MARK = "▶ starts here"
+"""The first line of the initial state's box: where every execution begins."""
 
 DRAWING_ORDER = ("running", "awaiting-output", "repairing", "cancelled", "failed", "completed")
 """The statuses left to right: the unlabelled arrows into ``cancelled`` go round the left, the labelled one into
@@ -61,7 +63,9 @@ def state_node(state_id: str) -> str:
 
 def state_machine(subject: Subject, state: WorkflowExecutionState | None = None) -> Picture:
     """The state machine of a role, a bare workflow, a session or an execution snapshot; ``state`` (or the
-    session's or snapshot's own) is highlighted, with its status in the caption.
+    session's or snapshot's own) is highlighted, with its status in the caption: its workflow state while the
+    execution is live, else the status it reached (repairing, completed, failed, cancelled), never both. The
+    initial state's box says so on its first line.
 
     A snapshot's workflow is the one this process started under its id, or a built-in's; ``VizError``
     (``NO_VIEW``) when neither is known. A ``state`` of another workflow is ``WorkflowError`` (``WRONG_WORKFLOW``).
@@ -73,11 +77,13 @@ def state_machine(subject: Subject, state: WorkflowExecutionState | None = None)
         raise WorkflowError("WRONG_WORKFLOW", f"workflow state `{snapshot.current_state}` of `{snapshot.workflow_id}` "
                                               f"is not a state of `{workflow.id}`")
     granted = set(role.capabilities.tools) if role is not None else None
+    ending = None if snapshot is None or snapshot.status in ("running", "awaiting-output") else snapshot.status
     nodes, edges = [], []
     for state_id, workflow_state in workflow.states.items():
         tools = [tool for tool in workflow_state.allowed_tools if granted is None or tool in granted]
-        here = snapshot is not None and snapshot.current_state == state_id
-        nodes.append(Node(state_node(state_id), state_id, _tool_lines(tools),
+        here = snapshot is not None and ending is None and snapshot.current_state == state_id  # one highlight
+        start = (INITIAL_MARK,) if state_id == workflow.initial else ()
+        nodes.append(Node(state_node(state_id), state_id, (*start, *_tool_lines(tools)),
                           "terminal" if workflow_state.terminal else "state", CURRENT if here else frozenset()))
         edges += [Edge(state_node(state_id), state_node(target)) for target in workflow_state.transitions]
         edges.append(Edge(state_node(state_id), "cancelled", style="dashed"))
@@ -87,7 +93,6 @@ def state_machine(subject: Subject, state: WorkflowExecutionState | None = None)
                             if target not in workflow.states)
     nodes += [Node(state_node(target), target, ("no such state",), "state", frozenset({"alarm"})) for target in missing]
     nodes.append(_contract_node(contract))
-    ending = None if snapshot is None or snapshot.status in ("running", "awaiting-output") else snapshot.status
     nodes += [Node(status, status, detail, STATUS_STYLES[status], CURRENT if status == ending else frozenset())
               for status, detail in (("repairing", ("awaiting the repaired output", REPAIRS)),
                                      ("cancelled", ("from any live status",)), ("failed", ()), ("completed", ()))]

@@ -12,7 +12,7 @@ visible (``viz.terminal.plain``), so a name cannot read as another.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import ipywidgets as widgets
@@ -26,7 +26,7 @@ from alp_nb.viz.delegation import delegation_graph
 from alp_nb.viz.geometry import clip
 from alp_nb.viz.html import block, esc
 from alp_nb.viz.pictures import picture_html
-from alp_nb.viz.policy_codes import POLICY_RULES
+from alp_nb.viz.policy_codes import ALLOWED_RULES, POLICY_RULES
 from alp_nb.viz.state_machines import state_machine
 from alp_nb.viz.terminal import plain, plain_line
 from alp_nb.viz.views import render
@@ -134,11 +134,51 @@ class RegistryExplorer(widgets.VBox):
         """The policy engine's answer to ``request`` (a typed request or a dict with ALP's keys), shown in
         ``answer`` with the question it answers and, when denied, the rule behind its code."""
         authorization = self.authorization = self.policy.authorize(request)
-        rule = POLICY_RULES.get(authorization.code or "")
+        data = request.model_dump() if isinstance(request, BaseModel) else request
+        kind = data.get("type") if isinstance(data, Mapping) else None
+        rule = POLICY_RULES.get(authorization.code or "") if not authorization.allowed else ALLOWED_RULES.get(
+            kind if isinstance(kind, str) else "")
         because = block(f'<span class="muted">rule: {esc(rule)}</span>') if rule else ""
+        shown_in_form = isinstance(data, Mapping) and self._fill(data)
+        elsewhere = "" if shown_in_form else block(
+            '<span class="muted">asked from code: the form above cannot hold this question, so it shows the one '
+            "before</span>")
         self.answer.value = (f'<div style="overflow-wrap:anywhere">{block(_question(request))}'
-                             f"{plain(render(authorization, 'html'))}{because}</div>")
+                             f"{plain(render(authorization, 'html'))}{because}{elsewhere}</div>")
         return authorization
+
+    def _fill(self, data: Mapping[str, Any]) -> bool:
+        """The form set to the question ``data`` asks, so that the form and the answer under it always agree;
+        False (the form left as it was) when a control cannot hold one of its values."""
+        kind, actor = data.get("type"), data.get("actor")
+        if kind not in REQUEST_TYPES or not isinstance(actor, str):
+            return False
+        execution = _field(data, "execution") or {}
+        target = _field(data, "target")
+        if data.get("launch") is not None:
+            return False  # a launch scope has no control in the form
+        controls: dict[str, Callable[[], dict[widgets.ValueWidget, Any]]] = {
+            "tool": lambda: {self.tool: data.get("tool"), self.command: data.get("command") or ""},
+            "delegation": lambda: {self.target: target},
+            "memory": lambda: {self.memory_operation: data.get("operation"), self.scope: data.get("scope")},
+            "workspace": lambda: {
+                self.workspace_operation: data.get("operation"), self.path: data.get("path"),
+                self.active_workspace: _field(execution, "active_workspace"),
+                self.read_only: _field(execution, "workspace_mode") == "read-only",
+                self.delegated: _field(execution, "delegated")},
+            "skill": lambda: {self.skill: data.get("skill")},
+            "subagent": lambda: {self.subagent: data.get("subagent")},
+            "mcp": lambda: {self.server: data.get("server")},
+            "configuration": lambda: {self.config_target: POLICY_SOURCE if isinstance(target, Mapping) and target.get(
+                "kind") == "policy-source" else _field(target, "agent_id") if isinstance(target, Mapping) else None},
+        }
+        values = controls[kind]()
+        if not all(_holds(control, value) for control, value in values.items()):
+            return False
+        self.request_type.value, self.actor.value = kind, actor
+        for control, value in values.items():
+            control.value = value
+        return True
 
     def _show_role(self, _change: object = None) -> None:
         if self.role.value is None:  # an empty registry: the principal alone, and nothing to select
@@ -156,6 +196,23 @@ class RegistryExplorer(widgets.VBox):
 
     def _ask_form(self, _button: object) -> None:
         self.ask(self.request())
+
+
+def _field(data: Any, name: str) -> Any:
+    """``data[name]``, or its camelCase form (``activeWorkspace``), as a request written by hand may spell it."""
+    if not isinstance(data, Mapping):
+        return None
+    camel = name.split("_")[0] + "".join(part.title() for part in name.split("_")[1:])
+    return data.get(name, data.get(camel))
+
+
+def _holds(control: widgets.ValueWidget, value: Any) -> bool:
+    """Whether ``control`` can show ``value``: a dropdown one of its options, a check box a bool, a text a str."""
+    if isinstance(control, widgets.Dropdown):
+        return any(value == (option[1] if isinstance(option, tuple) else option) for option in control.options)
+    if isinstance(control, widgets.Checkbox):
+        return isinstance(value, bool)
+    return isinstance(value, str)
 
 
 def _combo(description: str, options: tuple[str, ...], placeholder: str, value: str = "") -> widgets.Combobox:
