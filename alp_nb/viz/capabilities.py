@@ -27,7 +27,15 @@ ABSENT = Cell((), "absent")
 
 def capability_matrix(registry: Iterable[AgentDefinition], by_state: bool = False) -> MatrixPicture:
     """Roles × the nine tools of ``TOOL_CATALOG`` with memory and workspace grants; with ``by_state``, a row per
-    role and workflow state with the tools open in it (``effective_tools``)."""
+    role and workflow state with the tools open in it (``effective_tools``).
+
+    >>> from alp_nb.agents import builtin_registry
+    >>> rows = capability_matrix(builtin_registry()).to_text().splitlines()
+    >>> rows[1].split()[:10]
+    ['role', 'Read', 'Write', 'Edit', 'Glob', 'Grep', 'Bash', 'WebSearch', 'WebFetch', 'Skill']
+    >>> rows[3].split()[:10]
+    ['worker', '✓', '✓', '✓', '✓', '✓', '✓', '✓', '✓', '✓']
+    """
     roles = tuple(registry)
     if by_state:
         return MatrixPicture(Matrix(

@@ -44,7 +44,13 @@ _CLAUSE_END = re.compile(r"(?<=[.;!?])\s+")
 
 
 def contract_flow(contract: LoopContract) -> Picture:
-    """The flow of one run of ``contract``, as a picture (SVG, Mermaid, matplotlib, text)."""
+    """The flow of one run of ``contract``, as a picture (SVG, Mermaid, matplotlib, text).
+
+    >>> from alp_nb.loops import LoopContract
+    >>> flow = contract_flow(LoopContract.template("nightly-flaky-tests"))
+    >>> flow.to_text().splitlines()[0]
+    'One run of nightly-flaky-tests'
+    """
     return Picture(flow_diagram(contract))
 
 

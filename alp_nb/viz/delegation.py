@@ -60,6 +60,13 @@ def delegation_graph(source: Source, highlight: str | None = None) -> Picture:
 
     ``highlight`` marks one role as the selected one (its place among the others); a role the graph does not
     draw is ``VizError`` (``NO_VIEW``).
+
+    >>> from alp_nb.agents import builtin_registry
+    >>> lines = delegation_graph(builtin_registry(), highlight="oracle").to_text().splitlines()
+    >>> lines[:3]
+    ['Delegation', '  principal  (the person in charge)', '      → Phở 🍜  (reports to only)']
+    >>> [line.strip() for line in lines if "(oracle" in line]
+    ['Oracle 🔮  [now]  (oracle)']
     """
     statuses: Mapping[str, TrustStatus] = {}
     caption = ""

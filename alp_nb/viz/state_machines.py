@@ -67,6 +67,17 @@ def state_machine(subject: Subject, state: WorkflowExecutionState | None = None)
     execution is live, else the status it reached (repairing, completed, failed, cancelled), never both. The
     initial state's box says so on its first line.
 
+    >>> from alp_nb.agents import builtin_registry
+    >>> picture = state_machine(builtin_registry().get("search"))
+    >>> for line in picture.to_text().splitlines()[:4]:
+    ...     print(line)
+    search: workflow retrieve-code
+      VALIDATE_WORKSPACE  (▶ starts here; Read, Glob)
+          → RETRIEVE
+          → cancelled
+    >>> picture.to_mermaid().splitlines()[:2]
+    ['%% search: workflow retrieve-code', 'flowchart TD']
+
     A snapshot's workflow is the one this process started under its id, or a built-in's; ``VizError``
     (``NO_VIEW``) when neither is known. A ``state`` of another workflow is ``WorkflowError`` (``WRONG_WORKFLOW``).
     A transition to a state the workflow does not declare is drawn to a red box saying so.
@@ -107,7 +118,11 @@ def state_machine(subject: Subject, state: WorkflowExecutionState | None = None)
 
 def status_lifecycle(current: str | None = None) -> Picture:
     """The six run statuses on their own: running → awaiting-output → completed | repairing, repairing →
-    completed | failed, and every live status → cancelled; ``current`` is highlighted."""
+    completed | failed, and every live status → cancelled; ``current`` is highlighted.
+
+    >>> [line for line in status_lifecycle("repairing").to_text().splitlines() if "[now]" in line]
+    ['  repairing  [now]  (1 repair allowed)']
+    """
     if current is not None and current not in RUN_STATUSES:
         raise VizError("NO_VIEW", f"`{clip(current, TITLE_ID_CHARS)}` is not a run status; one of "
                                   f"{', '.join(RUN_STATUSES)}")

@@ -62,7 +62,19 @@ class RunTimeline:
 
 
 def run_timeline(run: Any) -> RunTimeline:
-    """The timeline picture of ``run``: any run ``replay.record_of`` reads, or a ``Timeline``."""
+    """The timeline picture of ``run``: any run ``replay.record_of`` reads, or a ``Timeline``.
+
+    >>> from alp_nb.replay import CallSpan, Timeline
+    >>> spans = (CallSpan("agent-1", "audit", "Review", 0.0, 0.4, "live"),
+    ...          CallSpan("agent-2", "verify", "Verify", 0.4, 0.5, "failed", error="TimeoutError"))
+    >>> print(run_timeline(Timeline("review", spans)).to_text())
+    review
+    2 calls (1 live, 1 failed) over 500 ms
+      phase   calls  live  failed  call time  tokens this attempt  all attempts
+      Review      1     1       0     400 ms                    0             0
+      Verify      1     0       1     100 ms                    0             0
+      failed: verify (Verify, attempt 1, 100 ms)
+    """
     return RunTimeline(timeline_of(run))
 
 
