@@ -31,6 +31,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from runtime_overhead import fanout_run
+
+from alp_nb.runtime import RunStore
+
 HERE = Path(__file__).resolve().parent
 REFERENCE = HERE / "s16_reference.py"
 BIN = Path(sys.executable).parent
@@ -178,15 +182,7 @@ class Cases:
     def big_run(self) -> Path:
         store = self.temp / "big"
         if not store.exists():
-            subprocess.run([sys.executable, "-c", f"""
-import asyncio, sys
-sys.path.insert(0, {str(HERE)!r})
-from runtime_overhead import REGISTRY
-from alp_nb.runtime import MockAgentRunner, RunStore, run_workflow
-run = asyncio.run(run_workflow("fanout", {{"calls": {self.view_calls}}}, store=RunStore({str(store)!r}),
-                  registry=REGISTRY, agent_cap={self.view_calls}, runner=MockAgentRunner(tokens=10)))
-assert run.status == "completed", run.error
-"""], check=True, env=env())
+            fanout_run(RunStore(store), self.view_calls)
         return store
 
     def step(self, what: str, store: Path) -> float:

@@ -15,16 +15,15 @@ Run: ``python benchmarks/replay_load.py [--calls N] [--repeats R]``.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from runtime_overhead import REGISTRY, TOKENS, memory
+from runtime_overhead import fanout_run, memory
 
-from alp_nb.runtime import MockAgentRunner, RunStore, run_workflow
+from alp_nb.runtime import RunStore
 
 LOAD_TARGET, MEMORY_TARGET = 1.5, 3.0
 
@@ -72,14 +71,12 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as temp:
         store = RunStore(Path(temp) / "runs")
-        run = asyncio.run(run_workflow("fanout", {"calls": options.calls}, store=store, registry=REGISTRY,
-                                       agent_cap=options.calls, runner=MockAgentRunner(tokens=TOKENS)))
-        assert run.status == "completed", run.error
-        size = store.paths(run.run_id).journal.stat().st_size
+        run_id = fanout_run(store, options.calls)
+        size = store.paths(run_id).journal.stat().st_size
         results: dict[str, list[tuple[float, int]]] = {"load": [], "floor": []}
         for _ in range(options.repeats):
             for kind in results:  # alternating, so a slower moment of the machine falls on both
-                results[kind].append(measure(kind, store.root, run.run_id))
+                results[kind].append(measure(kind, store.root, run_id))
 
     times = {kind: statistics.median(seconds for seconds, _ in runs) for kind, runs in results.items()}
     peaks = {kind: statistics.median(peak for _, peak in runs) for kind, runs in results.items()}

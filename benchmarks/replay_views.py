@@ -20,7 +20,6 @@ Run: ``python benchmarks/replay_views.py [--calls N] [--repeats R] [--tasks load
 from __future__ import annotations
 
 import argparse
-import asyncio
 import statistics
 import subprocess
 import sys
@@ -28,9 +27,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from runtime_overhead import REGISTRY, TOKENS
+from runtime_overhead import REGISTRY, fanout_run
 
-from alp_nb.runtime import MockAgentRunner, RunStore, run_workflow
+from alp_nb.runtime import RunStore
 
 PATTERN = "item-4242"
 """Found in eleven calls of 100,000 (item-4242, item-42420...): a needle, as a search usually is."""
@@ -107,17 +106,15 @@ def main() -> None:
     tasks = [task for task in TASKS if task in options.tasks.split(",")]
     with tempfile.TemporaryDirectory() as temp:
         store = RunStore(Path(temp) / "runs")
-        run = asyncio.run(run_workflow("fanout", {"calls": options.calls}, store=store, registry=REGISTRY,
-                                       agent_cap=options.calls, runner=MockAgentRunner(tokens=TOKENS)))
-        assert run.status == "completed", run.error
-        size = store.paths(run.run_id).journal.stat().st_size
+        run_id = fanout_run(store, options.calls)
+        size = store.paths(run_id).journal.stat().st_size
         samples: dict[tuple[str, str], list[tuple[float, float, int]]] = {
             (task, side): [] for task in tasks for side in ("alp", "floor")}
         pages: dict[str, int] = {}
         for _ in range(options.repeats):
             for task, side in samples:  # alternating, so a slower moment of the machine falls on both
                 out = Path(temp) / f"{task}-{side}.out"
-                samples[task, side].append(measure(task, side, store.root, run.run_id, out))
+                samples[task, side].append(measure(task, side, store.root, run_id, out))
                 if out.exists():
                     pages[side] = out.stat().st_size
         for task in tasks:  # the subject and its floor did the same work

@@ -52,6 +52,15 @@ REGISTRY.register({"name": "fanout", "description": "parallel fan-out"}, fanout)
 REGISTRY.register({"name": "sequence", "description": "sequential calls"}, sequence)
 
 
+def fanout_run(store: RunStore, calls: int) -> str:
+    """The id of a completed ``calls``-call fan-out, written into ``store`` by the real runtime: the run the
+    replay benchmarks read."""
+    run = asyncio.run(run_workflow("fanout", {"calls": calls}, store=store, registry=REGISTRY, agent_cap=calls,
+                                   runner=MockAgentRunner(tokens=TOKENS)))
+    assert run.status == "completed", run.error
+    return run.run_id
+
+
 def journal_line(i: int) -> str:
     """The line the runtime journals for call ``i`` of the fan-out (same fields, same sizes)."""
     prompt, label = f"item {i}", f"item-{i}"

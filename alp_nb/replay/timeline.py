@@ -119,7 +119,7 @@ def record_timeline(record: RunRecord) -> Timeline:
     rows = list(zip(seqs, journal["key"].tolist(), journal["kind"].astype(str).tolist(),
                     journal["label"].tolist(), _texts(journal["phase"]), _texts(journal["status"]),
                     journal["tokens"].tolist(), journal["started"].tolist(), journal["ended"].tolist(),
-                    journal["error"].tolist(), attempts_of(record.snapshot, seqs), strict=True))
+                    journal["error"].tolist(), list(map(attempt_finder(record.snapshot), seqs)), strict=True))
     spent: defaultdict[tuple[int, str], int] = defaultdict(int)
     cumulative: Counter[str] = Counter()
     this_attempt: Counter[str] = Counter()
@@ -162,16 +162,6 @@ def attempt_finder(snapshot: RunSnapshot) -> Callable[[int | None], int]:
         return attempts[index].number if index >= 0 else (attempts[0].number if attempts else 1)
 
     return attempt_of
-
-
-def attempts_of(snapshot: RunSnapshot, seqs: Sequence[int]) -> list[int]:
-    """``attempt_finder`` for a whole column of seqs at once."""
-    attempts = sorted(snapshot.attempts, key=lambda attempt: attempt.first_seq)
-    if not attempts:
-        return [1] * len(seqs)
-    numbers = numpy.array([attempt.number for attempt in attempts])
-    found = numpy.searchsorted([attempt.first_seq for attempt in attempts], seqs, side="right") - 1
-    return numbers[numpy.maximum(found, 0)].tolist()
 
 
 def _texts(column: Iterable[object]) -> list[str | None]:
@@ -310,14 +300,13 @@ def _note(record: RunRecord, rows: Sequence[tuple], events: Sequence[RunEvent]) 
     last_event = max((event.ts for event in events), default=None)
     if last_event is None or record.status == "completed":
         return ""
-    attempt_of = attempt_finder(record.snapshot)
     later = [row for row in rows if max(_clock(row[7]), _clock(row[8])) > last_event]
     if not later:
         return ""
     lines = "journal line" if len(later) == 1 else f"{len(later):,} journal lines"
     why = "has not caught up with" if record.status == "running" else "ends before"
     note = f"the events file {why} the last {lines}: every call is drawn from the journal"
-    could_serve = record.snapshot.fork is not None or any(attempt_of(row[0]) > 1 for row in later)
+    could_serve = record.snapshot.fork is not None or any(row[10] > 1 for row in later)  # row[10]: its attempt
     return note + (", but calls served from the journal after its end are not shown" if could_serve else "")
 
 
