@@ -14,11 +14,17 @@ best of ``--repeats``: milliseconds and the ratio to the model alone, for
 Then the widgets, as a click meets them: a ``WorkflowStepper`` transition
 (the session moves and its picture redraws) and a ``RunViewer`` move to the
 next call over a ``--journal-calls`` journal, median and worst of 50 moves.
+Then the sizes real teams reach, each in fresh interpreters as a user meets it
+(median of ``--runs``): the delegation graph of 150 agents (the 9 built-ins and
+141 custom agents of a project, 126 trusted, 15 not: ``tests/scale_samples.py``)
+and the timeline of a 100,000-call run of three phases, each loaded from disk
+and then drawn to SVG: the drawing's milliseconds and the SVG's bytes.
 Last, a fresh interpreter's first picture: ``import alp_nb`` and the built-in
 delegation graph's SVG, beside ``import alp_nb`` and the registry alone.
 
 Targets: a stepper redraw or viewer move under 50 ms; the 1,000-agent
-delegation graph under 2 s.
+delegation graph under 2 s; the 150-agent graph and the 100,000-call timeline
+each drawn in under 1 s and under 2 MB of SVG.
 Run: ``python benchmarks/render.py [--repeats R] [--journal-calls N]``.
 """
 
@@ -26,7 +32,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping
@@ -41,13 +50,29 @@ from runtime_overhead import REGISTRY as SCALE_WORKFLOWS
 import alp_nb
 from alp_nb.agents import create_agent_registry
 from alp_nb.loops import LoopContract
+from alp_nb.replay import timeline_of
 from alp_nb.runtime import MockAgentRunner, RunStore, run_workflow
-from alp_nb.viz.timeline import timeline_of
 from alp_nb.viz.timeline_picture import RunTimeline
 
 CONTRACT = Path(__file__).resolve().parents[1] / "examples" / "contracts" / "flaky-test-quarantine-loop.json"
+TESTS = Path(__file__).resolve().parents[1] / "tests"
 INSTANT_MS = 50.0
 LARGE_GRAPH_MS = 2000.0
+SCALE_MS, SCALE_BYTES = 1000.0, 2_000_000
+TEAM, TRUSTED, UNTRUSTED = "team", 126, 15
+RUN, RUN_CALLS = "run", 100_000
+DRAWN_AT_SCALE = """
+import json, sys, time
+sys.path[:0] = [{tests!r}]
+start = time.perf_counter()
+import alp_nb
+{load}
+loaded = time.perf_counter()
+svg = {draw}.to_svg()
+drawn = time.perf_counter()
+print(json.dumps({{"load": loaded - start, "draw": drawn - loaded, "bytes": len(svg.encode())}}))
+"""
+"""A fresh interpreter that loads a subject from disk, then draws it: the seconds of each, and the SVG's bytes."""
 
 
 def best_ms(repeats: int, work: Callable[[], object]) -> float:
@@ -196,6 +221,36 @@ def first_picture(runs: int) -> tuple[float, float]:
     return statistics.median(drawn), statistics.median(floor)
 
 
+def at_scale(runs: int, scratch: Path) -> None:
+    """The 150-agent delegation graph and the 100,000-call timeline, each loaded and drawn in ``runs`` fresh
+    interpreters: the median drawing time and the SVG's size, against the targets."""
+    sys.path[:0] = [str(TESTS)]
+    from scale_samples import custom_agent_project, scale_run
+
+    custom_agent_project(scratch / TEAM, TRUSTED, UNTRUSTED)
+    run_id = scale_run(scratch / RUN, RUN_CALLS).run_id
+    subjects = {
+        f"delegation graph, {9 + TRUSTED + UNTRUSTED} agents": (
+            "from alp_nb.agents import TrustStore, project_registry\n"
+            f"registry = project_registry({str(scratch / TEAM / 'project')!r}, "
+            f"TrustStore({str(scratch / TEAM / 'trust.json')!r}))", "alp_nb.delegation_graph(registry)"),
+        f"timeline, {RUN_CALLS:,} calls": (
+            f"record = alp_nb.load_run({run_id!r}, store={str(scratch / RUN / 'runs')!r})",
+            "alp_nb.run_timeline(record)"),
+    }
+    for name, (load, draw) in subjects.items():
+        code = DRAWN_AT_SCALE.format(tests=str(TESTS), load=load, draw=draw)
+        results = [json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                             check=True).stdout) for _ in range(runs)]
+        drawn = statistics.median(result["draw"] for result in results) * 1e3
+        loaded = statistics.median(result["load"] for result in results) * 1e3
+        size = results[0]["bytes"]
+        held = "within" if drawn < SCALE_MS and size < SCALE_BYTES else "OVER"
+        print(f"{name}: drawn in {drawn:.0f} ms (median of {runs} fresh interpreters, after {loaded:.0f} ms to "
+              f"import alp_nb and load it), {size:,} bytes of SVG; {held} the {SCALE_MS:.0f} ms and "
+              f"{SCALE_BYTES / 1e6:.0f} MB targets")
+
+
 def verdict(ms: float, target: float) -> str:
     return f"within the {target:.0f} ms target" if ms < target else f"OVER the {target:.0f} ms target"
 
@@ -217,6 +272,8 @@ def main() -> None:
         print(f"RunViewer over {options.journal_calls:,} calls: opened in {opening:.2f} s; next call: "
               f"median {median:.2f} ms, worst {worst:.2f} ms ({median / floor:.0f}× looking the call up alone, "
               f"{floor * 1e3:.1f} µs); {verdict(worst, INSTANT_MS)}")
+        print()
+        at_scale(options.runs, Path(scratch))
     drawn, floor = first_picture(options.runs)
     print(f"fresh interpreter, import and the built-in delegation graph's SVG: {drawn * 1e3:.0f} ms, "
           f"{drawn / floor:.2f}× import and the registry alone ({floor * 1e3:.0f} ms)")

@@ -1,5 +1,7 @@
-"""Shared fixtures: no test may read or write the real ``~/.alp``."""
+"""Shared fixtures: no test may read or write the real ``~/.alp``; and the picture kind only the tests register
+(``gallery_fixtures``), so every test that finds pictures by registration meets it."""
 
+import gallery_fixtures  # noqa: F401  (registers its picture kind)
 import pytest
 
 from alp_nb.runtime import RunStore

@@ -9,13 +9,11 @@ from __future__ import annotations
 from html.parser import HTMLParser
 from xml.etree import ElementTree
 
-from agent_factory import make_agent
 from hypothesis import HealthCheck, settings, strategies as st
 from loop_contract_samples import CLEAN
 
-from alp_nb.agents import AgentDefinition, WorkflowDefinition, define_agent
 from alp_nb.loops import Expectations, LoopContract
-from alp_nb.replay.timeline import CallSpan, PhaseTokens, Timeline
+from alp_nb.viz.gallery import sample_contract, sample_role, sample_timeline
 
 FRAGMENTS = ['<script>alert(1)</script>', '"><img src=x onerror=alert(1)>', "</svg>", "]]>", "<![CDATA[", "&amp;",
              "' onload='x", "\u202eevil", "zero\u200bwidth", "\x1b[2J", "\ud800", "--> x", '"]', "|x|", "#quot;"]
@@ -66,25 +64,12 @@ def assert_inert_mermaid(mermaid: str) -> None:
         assert '<script' not in line and "<img" not in line and "\u202e" not in line
 
 
-def hostile_agent(text: str, suffix: str = "") -> AgentDefinition:
-    workflow = WorkflowDefinition.linear(text + suffix, [(text, ["Read", text]), ("DONE", [])])
-    data = make_agent("probe", displayName=text, delegatesTo=[text + suffix], workflow=None,
-                      capabilities={"tools": ["Read", text], "memory": {"read": [text], "write": [text]},
-                                    "workspace": {"readRoots": [text], "writeRoots": [text]}})
-    data.update(id=text + suffix, workflow=workflow.model_dump(by_alias=True))
-    return define_agent(data)
+hostile_agent = sample_role
 
 
 def hostile_contract(text: str) -> LoopContract:
-    document = LoopContract.from_document(CLEAN).to_document()
-    document["name"] = document["objective"] = text
-    document["trigger"]["cadence_or_event"] = document["intake"]["selection_rule"] = text
-    document["workspace"]["allowed_actions"] = [text]
-    document["verification"]["gates"] = [text]
-    document["agents"][0]["role"] = text
-    document["escalation"]["destination"] = document["exit"]["success"] = text
-    document["x_alp_nb"] = {"version": 1, "owner": text, "budget": {"max_tokens": 1000, "max_concurrency": 2}}
-    return LoopContract.from_document(document)
+    """The lint-clean contract with every text a reviewer reads set to ``text``."""
+    return sample_contract(text, LoopContract.from_document(CLEAN))
 
 
 def hostile_review(contract: LoopContract, text: str) -> Expectations:
@@ -94,8 +79,4 @@ def hostile_review(contract: LoopContract, text: str) -> Expectations:
         "duplicate-item": {"outcome": "exit-noop", "signed_by": text}}})
 
 
-def hostile_timeline(text: str) -> Timeline:
-    spans = tuple(CallSpan(key=f"agent-{index}", label=text, phase=text, start=float(index), end=index + 0.5,
-                           outcome=outcome, tokens=10)
-                  for index, outcome in enumerate(("live", "cached", "retried", "failed", "cancelled")))
-    return Timeline(title=text, spans=spans, tokens=(PhaseTokens(phase=text, attempt=10, cumulative=50),), note=text)
+hostile_timeline = sample_timeline

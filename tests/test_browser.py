@@ -6,6 +6,12 @@ page (``export_run``: the one notebook 05 writes, and one made here) is opened a
 them, a ``file://`` URL: it asks for nothing but itself, its script runs with no error, and its filters narrow the
 call table.
 
+A gallery notebook is written here from the registries (``viz.gallery.PICTURES``, ``widgets.gallery.WIDGETS``),
+so every registered picture and widget, a test fixture's included, is shown in JupyterLab and must draw; then the
+delegation graph of a project of forty custom agents and the timeline of a 2,000-call run, at 1,000 px (the file
+browser closed) and 1,400 px (open), are measured in the page: no output runs past its column, no text of a
+picture is under 9 px as shown, and no label runs out of its box.
+
 One throw-away JupyterLab serves the whole module: on 127.0.0.1, an OS-chosen port, a token, and its config, data,
 runtime, settings and workspace folders (and ``$HOME``) in a temp folder. The notebooks are copied there with their
 outputs stripped, so the repository is never written and a stale output can neither hide nor fake an error.
@@ -41,6 +47,8 @@ from runtime_support import FailingRunner
 from alp_nb.replay import load_run
 from alp_nb.runtime import RunStore, run_workflow_sync
 from alp_nb.viz import export_run
+from alp_nb.viz.gallery import PICTURES
+from alp_nb.widgets.gallery import WIDGETS
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS = REPO / "notebooks"
@@ -48,6 +56,17 @@ ARTIFACTS = REPO / "test-artifacts" / "browser"
 STEPPER_NOTEBOOK = "02-step-a-workflow.ipynb"
 VIEWER_NOTEBOOK = "05-replay-a-journal.ipynb"
 BROWSER_NOTEBOOKS = (STEPPER_NOTEBOOK, VIEWER_NOTEBOOK)
+GALLERY_NOTEBOOK = "gallery.ipynb"
+"""Written into the lab from the registries: every picture and widget kind, then the pictures at scale."""
+GALLERY_TEXT = "Phở 🍜 · Dependency Bumper 🛠️ <b>not bold</b>"
+"""The text every gallery sample is built from: an emoji, Vietnamese, markup that must stay text."""
+SCALE_CELLS = {"delegation graph of 40 custom agents": "alp.delegation_graph(custom_agent_project(root, 32, 8))",
+               "timeline of 2,000 calls": "alp.run_timeline(scale_run(root, 2000))"}
+"""The pictures at the sizes real teams reach, by the marker their cell starts with."""
+WIDTHS = {1000: False, 1400: True}
+"""The window widths the pictures at scale are measured at, and whether the file browser is open beside them."""
+SMALLEST_TEXT_PX = 9.0
+TESTS = Path(__file__).resolve().parent
 
 TOKEN = "alp-nb-browser-test"
 SERVER_START_S = 90
@@ -101,6 +120,11 @@ pytestmark = pytest.mark.browser
 
 # --- what the page is asked, through window.jupyterapp (--LabApp.expose_app_in_browser) ---------------------------
 
+# The notebook in front is ``name`` and holds its cells: the page restores the lab's other open notebooks behind it.
+SHOWN_JS = """(name) => {
+  const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+  return !!w && !!w.context && w.context.path.endsWith(name) && !!w.content && w.content.widgets.length > 0;
+}"""
 KERNEL_IDLE_JS = """() => {
   const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
   const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
@@ -150,6 +174,80 @@ RUN_CELL_JS = """async (index) => {
 }"""
 COUNT_OF_JS = "(index) => window.jupyterapp.shell.currentWidget.content.widgets[index].model.executionCount"
 NEXT_CALL = 'button[title^="the call after"]'
+# What a cell (found by the first line of its source) shows, measured: the outputs that run past their column,
+# the pictures (inline SVG shown, or an <img> holding one, decoded and laid out off screen at the same scale) whose text
+# shows under the smallest size, leaves the picture, or runs out of the box it labels; and what each showed.
+MEASURE_JS = """async ([marker, smallest]) => {
+  const nb = window.jupyterapp.shell.currentWidget.content;
+  const cell = nb.widgets.find(c => c.model.sharedModel.getSource().startsWith(marker));
+  if (!cell) return {missing: true};
+  cell.node.scrollIntoView();
+  const area = cell.node.querySelector('.jp-Cell-outputArea') || cell.node;
+  const column = area.getBoundingClientRect();
+  const problems = [], pictures = [];
+  const name = el => (el.textContent || '').trim().slice(0, 60);
+  for (const out of area.querySelectorAll('.jp-OutputArea-output')) {
+    const box = out.getBoundingClientRect();
+    if (box.right > column.right + 1) problems.push(`an output ends at ${box.right}, past its column`);
+    if (out.scrollWidth > out.clientWidth + 1) problems.push(`an output overflows: ${out.scrollWidth} px`);
+  }
+  function clipped(el) {
+    const box = el.getBoundingClientRect();
+    for (let up = el.parentElement; up && up !== area; up = up.parentElement) {
+      const style = getComputedStyle(up);
+      if (/auto|scroll/.test(style.overflowX)) return null;
+      const room = up.getBoundingClientRect();
+      if (style.overflowX !== 'visible' && box.right > room.right + 1) return `cut at ${room.right}`;
+    }
+    return null;
+  }
+  function measure(svg, scale, where) {
+    const width = svg.viewBox.baseVal && svg.viewBox.baseVal.width || svg.width.baseVal.value;
+    let small = Infinity;
+    for (const text of svg.querySelectorAll('text')) {
+      if (!name(text)) continue;
+      const shown = parseFloat(getComputedStyle(text).fontSize) * scale;
+      small = Math.min(small, shown);
+      if (shown < smallest - 0.01) problems.push(`${where}: "${name(text)}" shows at ${shown.toFixed(2)} px`);
+      const b = text.getBBox();
+      if (b.x < -0.5 || b.x + b.width > width + 0.5) problems.push(`${where}: "${name(text)}" leaves the picture`);
+    }
+    for (const g of svg.querySelectorAll('g[data-node], g[data-group]')) {
+      const rect = g.querySelector(':scope > rect');
+      if (!rect) continue;
+      const r = rect.getBBox();
+      for (const text of g.querySelectorAll(':scope > text')) {
+        const b = text.getBBox();
+        if (b.x < r.x - 0.5 || b.x + b.width > r.x + r.width + 0.5) problems.push(
+          `${where}: "${name(text)}" runs out of its box (${b.width.toFixed(1)} px in ${r.width.toFixed(1)})`);
+      }
+    }
+    pictures.push({where, width, scale, smallest: small});
+  }
+  for (const svg of area.querySelectorAll('svg')) {
+    if (!svg.getBoundingClientRect().width) continue;  // in a tab not shown
+    const cut = clipped(svg);
+    if (cut) problems.push(`an inline picture is ${cut}`);
+    const width = svg.viewBox.baseVal && svg.viewBox.baseVal.width || svg.width.baseVal.value;
+    if (width) measure(svg, svg.getBoundingClientRect().width / width, 'inline picture');
+  }
+  for (const img of area.querySelectorAll('img[src^="data:image/svg+xml;base64,"]')) {
+    await img.decode().catch(() => null);
+    const cut = clipped(img);
+    if (cut) problems.push(`a picture is ${cut}`);
+    const bytes = Uint8Array.from(atob(img.src.split(',')[1]), c => c.charCodeAt(0));
+    const holder = document.createElement('div');
+    holder.style.cssText = 'position:absolute;left:0;top:0;visibility:hidden';
+    holder.innerHTML = new TextDecoder().decode(bytes);
+    document.body.appendChild(holder);
+    try {
+      const svg = holder.querySelector('svg');
+      measure(svg, img.getBoundingClientRect().width / svg.width.baseVal.value, img.alt || 'picture');
+    } finally { holder.remove(); }
+  }
+  return {problems, pictures, images: area.querySelectorAll('img, table').length,
+          widgets: area.querySelectorAll('.jupyter-widgets').length};
+}"""
 WIDGET_ERRORS = '[class*="jupyter-widgets-error"], .jp-OutputArea-output:has-text("Error displaying widget")'
 
 
@@ -174,6 +272,33 @@ def _copy_without_outputs(source: Path, folder: Path) -> None:
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
     nbformat.write(notebook, folder / source.name)
+
+
+def _marker(kind: str, name: str) -> str:
+    """The first line of a gallery cell, by which a test finds it in the page."""
+    return f"# {kind}: {name}"
+
+
+def _gallery_notebook() -> nbformat.NotebookNode:
+    """Every registered picture and widget kind, each in a cell of its own built from ``GALLERY_TEXT``, then the
+    pictures at scale; the first cell imports each module that registered a kind, as a fresh kernel must."""
+    modules = sorted({kind.module for kind in (*PICTURES, *WIDGETS)})
+    setup = "\n".join([
+        "import importlib, sys, tempfile", "from pathlib import Path", f"sys.path[:0] = [{str(TESTS)!r}]",
+        "import alp_nb as alp", "from alp_nb.viz.gallery import PICTURES", "from alp_nb.widgets.gallery import WIDGETS",
+        "from scale_samples import custom_agent_project, scale_run",
+        f"for module in {modules!r}:", "    importlib.import_module(module)",
+        "pictures, widgets = {k.name: k for k in PICTURES}, {k.name: k for k in WIDGETS}",
+        f"TEXT = {GALLERY_TEXT!r}", "root = Path(tempfile.mkdtemp())"])
+    cells = [nbformat.v4.new_code_cell(setup)]
+    cells += [nbformat.v4.new_code_cell(f"{_marker('picture', kind.name)}\npictures[{kind.name!r}].sample(TEXT)")
+              for kind in PICTURES]
+    cells += [nbformat.v4.new_code_cell(f"{_marker('widget', kind.name)}\nwidgets[{kind.name!r}].sample(TEXT)")
+              for kind in WIDGETS]
+    cells += [nbformat.v4.new_code_cell(f"{_marker('scale', name)}\n{source}") for name, source in SCALE_CELLS.items()]
+    notebook = nbformat.v4.new_notebook(cells=cells)
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    return notebook
 
 
 def _post(url: str) -> None:
@@ -220,6 +345,7 @@ def lab(lab_folder: Path) -> Iterator[str]:
     for name in BROWSER_NOTEBOOKS:
         if (NOTEBOOKS / name).exists():
             _copy_without_outputs(NOTEBOOKS / name, root / "notebooks")
+    nbformat.write(_gallery_notebook(), root / "notebooks" / GALLERY_NOTEBOOK)
     settings = tmp / "settings"
     for relative, value in LAB_SETTINGS.items():
         (settings / relative).parent.mkdir(parents=True, exist_ok=True)
@@ -320,7 +446,7 @@ def _open_and_run_all(page: Any, lab: str, name: str, artifacts: Path) -> RunAll
     page.goto(f"{lab}/lab/tree/notebooks/{name}?token={TOKEN}", timeout=left())
     try:
         page.locator("#jupyterlab-splash").wait_for(state="detached", timeout=left())
-        page.locator(".jp-NotebookPanel .jp-Cell").first.wait_for(timeout=left())
+        page.wait_for_function(SHOWN_JS, arg=name, polling=250, timeout=left())
         page.wait_for_function(KERNEL_IDLE_JS, polling=250, timeout=left())
         page.get_by_role("menuitem", name="Run", exact=True).click(timeout=left())
         page.get_by_role("menuitem", name="Run All Cells", exact=True).click(timeout=left())
@@ -546,6 +672,70 @@ def test_the_exported_page_works_offline_and_its_filters_narrow_the_call_table(e
         page.screenshot(path=str(artifacts / "export.png"), full_page=True)
         page.locator("#filter-outcome").select_option("")
         sync_api.expect(visible).to_have_count(total)
+
+
+def _measured(page: Any, marker: str) -> dict[str, Any]:
+    shown = page.evaluate(MEASURE_JS, [marker, SMALLEST_TEXT_PX])
+    assert not shown.get("missing"), f"the gallery has no cell starting {marker!r}"
+    return shown
+
+
+@contextlib.contextmanager
+def _window(page: Any, width: int) -> Iterator[None]:
+    """The page ``width`` px wide, its file browser open or closed as ``WIDTHS`` says; 1,400 px again after."""
+    page.set_viewport_size({"width": width, "height": 1400})
+    try:
+        page.evaluate("(open) => { const shell = window.jupyterapp.shell; if (open) { shell.expandLeft(); "
+                      "shell.activateById('filebrowser'); } else shell.collapseLeft(); }", WIDTHS[width])
+        page.wait_for_timeout(500)  # the panels settle into the new width
+        yield
+    finally:
+        page.set_viewport_size({"width": 1400, "height": 1400})
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_every_registered_picture_and_widget_shows_in_jupyterlab(run_all: Callable[[str], RunAll],
+                                                               artifacts: Path, width: int) -> None:
+    """The gallery, written from the registries, runs with no error; at ``width`` px each picture kind's cell
+    shows a picture (or its table) and each widget kind's cell a live widget, none runs past its column, and no
+    picture's text is under 9 px or out of its box."""
+    run = run_all(GALLERY_NOTEBOOK)
+    assert not run.errors(), run.errors()
+    broken = run.page.locator(WIDGET_ERRORS)
+    assert broken.count() == 0, f"a widget failed to render: {broken.all_inner_texts()}"
+    problems = []
+    with _window(run.page, width):
+        for family, kinds, shows in (("picture", PICTURES, "images"), ("widget", WIDGETS, "widgets")):
+            for kind in kinds:
+                shown = _measured(run.page, _marker(family, kind.name))
+                if not shown[shows]:
+                    problems.append(f"{family} {kind.name!r} shows no {shows}")
+                problems += [f"{family} {kind.name!r}: {problem}" for problem in shown["problems"]]
+        run.page.screenshot(path=str(artifacts / f"gallery-{width}px.png"), full_page=True)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_pictures_at_scale_fit_the_column_with_text_of_9_px_or_more(run_all: Callable[[str], RunAll],
+                                                                    artifacts: Path, width: int) -> None:
+    """The delegation graph of forty custom agents and the timeline of a 2,000-call run, at ``width`` px (the file
+    browser open at 1,400): each fits its column, its text at least 9 px high as shown, every label in its box;
+    the screenshots are kept."""
+    run = run_all(GALLERY_NOTEBOOK)
+    page = run.page
+    problems = []
+    with _window(page, width):
+        for name in SCALE_CELLS:
+            marker = _marker("scale", name)
+            shown = _measured(page, marker)
+            if not shown["images"]:
+                problems.append(f"{name}: no picture")
+            problems += [f"{name}: {problem}" for problem in shown["problems"]]
+            print(f"{name} at {width} px: {shown['pictures']}")
+            cell = page.locator(".jp-Cell", has_text=marker.removeprefix("# ")).locator(".jp-Cell-outputArea").first
+            cell.screenshot(path=str(artifacts / f"scale-{name.split()[0]}-{width}px.png"))
+        page.screenshot(path=str(artifacts / f"scale-{width}px.png"))
+    assert not problems, "\n".join(problems)
 
 
 @contextlib.contextmanager

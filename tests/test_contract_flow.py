@@ -14,9 +14,10 @@ from alp_nb.loops import OUTCOMES, LoopContract
 from alp_nb.loops.review_packet import outcome_owner
 from alp_nb.viz.contract_picture import contract_flow, flow_diagram
 from alp_nb.viz.diagram import Edge, Node, diagram
-from alp_nb.viz.geometry import edge_path, geometry
+from alp_nb.viz.geometry import EDGE_LABEL_SIZE, edge_path, geometry
 from alp_nb.viz.packet_documents import review_packet
 from alp_nb.viz.pictures import Picture
+from alp_nb.viz.text_width import text_width
 from alp_nb.viz.views import render
 
 matplotlib.use("Agg")
@@ -197,4 +198,4 @@ def test_an_arrow_bowed_back_and_its_label_stay_on_the_page(direction):
     points = edge_path(loop, geo, loop.edges[-1])
     assert all(0 <= x <= geo.width and 0 <= y <= geo.height for x, y in points)
     if direction == "down":
-        assert points[1][0] + 4 + len("back to the start") * 6 <= geo.width
+        assert points[1][0] + 4 + text_width("back to the start", EDGE_LABEL_SIZE) <= geo.width

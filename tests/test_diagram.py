@@ -7,10 +7,10 @@ import pytest
 from picture_checks import crossings
 
 from alp_nb.viz.diagram import Edge, Node, diagram
+from alp_nb.viz.diagram_picture import DiagramPicture
 from alp_nb.viz.geometry import geometry
 from alp_nb.viz.mermaid import diagram_mermaid, mermaid_text
 from alp_nb.viz.outline import diagram_text
-from alp_nb.viz.pictures import Picture
 from alp_nb.viz.svg import diagram_svg, xml_text
 from alp_nb.viz.views import render
 
@@ -99,12 +99,12 @@ def test_hostile_text_is_escaped_in_svg_and_inert_in_mermaid():
 
 
 def test_a_picture_draws_on_matplotlib_axes_with_the_same_labels():
-    ax = Picture(chain()).draw()
+    ax = DiagramPicture(chain()).draw()
     assert {"Start", "Middle", "End", "read"} <= {text.get_text() for text in ax.texts}
 
 
 def test_a_picture_renders_through_the_one_path():
-    picture = Picture(chain())
+    picture = DiagramPicture(chain())
     assert render(picture, "svg") == picture.to_svg()
     assert render(picture, "html").startswith('<div class="alp-picture"')
     assert set(picture._repr_mimebundle_()) == {"text/html", "text/plain", "image/svg+xml"}

@@ -1,73 +1,38 @@
-"""Every picture built from hostile strings: markup, attribute breakouts, CDATA ends, direction and zero-width
-characters, huge labels. Hypothesis mixes them into every text a picture draws, and for each format: the SVG is
-one well-formed XML document of known elements and attributes only, the HTML around it holds no tag or attribute
-the strings brought, and the Mermaid text gives them no syntax."""
+"""Every registered picture built from hostile strings: markup, attribute breakouts, CDATA ends, direction and
+zero-width characters, huge labels. Hypothesis mixes them into every text a picture kind's sample draws, and for
+each format: the SVG is one well-formed XML document of known elements and attributes only, the HTML around it
+holds no tag or attribute the strings brought, and the Mermaid text gives them no syntax. The kinds come from the
+registry (``viz.gallery.PICTURES``), a test fixture's included, never from a list kept here."""
 
 from __future__ import annotations
 
-from hostile_text import (
-    CHECK,
-    HOSTILE,
-    assert_inert_mermaid,
-    assert_safe_html,
-    assert_safe_svg,
-    hostile_agent,
-    hostile_contract,
-    hostile_timeline,
-)
+import pytest
+from gallery_fixtures import FIXTURE_KIND
+from hostile_text import CHECK, HOSTILE, assert_inert_mermaid, assert_safe_html, assert_safe_svg
 from hypothesis import given
 
-from alp_nb.viz import (
-    capability_matrix,
-    contract_flow,
-    delegation_graph,
-    mimebundle,
-    render,
-    run_timeline,
-    state_machine,
-)
-from alp_nb.workflow import WorkflowSession
+from alp_nb.viz import mimebundle, render
+from alp_nb.viz.gallery import PICTURES
+from alp_nb.viz.pictures import Picture
+
+KINDS = list(PICTURES)
 
 
-def assert_every_format_is_safe(picture: object) -> None:
-    assert_safe_svg(picture.to_svg())  # type: ignore[attr-defined]  # every picture has to_svg
+def assert_every_format_is_safe(picture: Picture) -> None:
+    assert_safe_svg(picture.to_svg())
     assert_safe_html(render(picture, "html"))
-    to_mermaid = getattr(picture, "to_mermaid", None)
-    if to_mermaid is not None:
-        assert_inert_mermaid(to_mermaid())
+    if "mermaid" in picture.formats:
+        assert_inert_mermaid(picture.to_mermaid())
     assert not [char for char in "\x1b\u202e" if char in mimebundle(picture)["text/plain"]]
 
 
+@pytest.mark.parametrize("kind", KINDS, ids=[kind.name for kind in KINDS])
 @CHECK
 @given(text=HOSTILE)
-def test_a_delegation_graph_of_hostile_roles_is_safe_in_every_format(text):
-    assert_every_format_is_safe(delegation_graph([hostile_agent(text), hostile_agent(text, "2")]))
+def test_every_registered_picture_of_hostile_text_is_safe_in_every_format(kind, text):
+    assert_every_format_is_safe(kind.sample(text))
 
 
-@CHECK
-@given(text=HOSTILE)
-def test_a_state_machine_of_a_hostile_role_is_safe_in_every_format(text):
-    agent = hostile_agent(text)
-    assert_every_format_is_safe(state_machine(agent))
-    assert_every_format_is_safe(state_machine(WorkflowSession(agent)))
-
-
-@CHECK
-@given(text=HOSTILE)
-def test_a_capability_matrix_of_hostile_roles_is_safe_in_every_format(text):
-    roles = [hostile_agent(text), hostile_agent(text, "2")]
-    assert_every_format_is_safe(capability_matrix(roles))
-    assert_every_format_is_safe(capability_matrix(roles, by_state=True))
-
-
-@CHECK
-@given(text=HOSTILE)
-def test_the_flow_of_a_hostile_contract_is_safe_in_every_format(text):
-    text = text.encode("utf-8", "replace").decode()  # a contract is JSON or YAML text: no lone surrogates
-    assert_every_format_is_safe(contract_flow(hostile_contract(text)))
-
-
-@CHECK
-@given(text=HOSTILE)
-def test_the_timeline_of_a_run_with_hostile_labels_and_phases_is_safe_in_every_format(text):
-    assert_every_format_is_safe(run_timeline(hostile_timeline(text)))
+def test_a_picture_kind_a_test_fixture_registers_is_among_those_the_hostile_test_draws():
+    assert FIXTURE_KIND in [kind.name for kind in KINDS]
+    assert {"delegation graph", "run timeline", "capability matrix", "contract flow"} <= {kind.name for kind in KINDS}

@@ -6,8 +6,12 @@ another (widgets show them as ``\\uNNNN``)."""
 
 from __future__ import annotations
 
+import contextlib
 import re
+import tempfile
 
+import ipywidgets as widgets
+import pytest
 from agent_factory import make_agent
 from hostile_text import (
     CHECK,
@@ -19,13 +23,15 @@ from hostile_text import (
     hostile_review,
     hostile_timeline,
 )
-from hypothesis import given
+from hypothesis import given, settings
 from widget_support import html_values
 
 from alp_nb.agents import WorkflowDefinition, create_agent_registry, define_agent
 from alp_nb.loops import FAILURE_INJECTIONS
 from alp_nb.widgets import ContractEditor, RegistryExplorer, RunViewer, WorkflowStepper
+from alp_nb.widgets.gallery import WIDGETS
 
+WIDGET_KINDS = list(WIDGETS)
 SVG = re.compile(r"<svg\b.*?</svg>", re.S)
 INVISIBLE = "\u202e\u200b"
 
@@ -107,3 +113,47 @@ def test_a_run_viewer_over_hostile_labels_and_phases_shows_only_text_as_it_is_dr
     viewer.jump.value = text
     viewer.find_button.click()
     assert_shows_only_text(viewer)
+
+
+MAX_OPTIONS = 6
+"""The options of a selection the generic drive tries, from the first."""
+
+
+def controls(widget: widgets.Widget) -> list[widgets.Widget]:
+    """Every control inside ``widget`` (itself included), depth first: what a user can click, pick, type or
+    toggle."""
+    found = [widget] if isinstance(widget, (widgets.Button, widgets.ValueWidget)) else []
+    return found + [control for child in getattr(widget, "children", ()) for control in controls(child)]
+
+
+def drive(widget: widgets.Widget, text: str) -> None:
+    """Use every control once, as a curious user would: click each enabled button, pick the first options of each
+    selection, type ``text`` into each text box, toggle each check box, slide each slider to its end; after every
+    move, what the widget shows is text. (A text box may name a file a button writes: ``text`` goes in with no
+    path separator, and the caller runs this in a folder of its own.)"""
+    text = text.replace("/", "\u2215")
+    for control in controls(widget):
+        if getattr(control, "disabled", False):
+            continue
+        if isinstance(control, widgets.Button):
+            control.click()
+        elif isinstance(control, widgets.widget_selection._Selection):
+            for index in range(min(len(control.options), MAX_OPTIONS)):
+                control.index = index
+        elif isinstance(control, (widgets.Text, widgets.Textarea)):
+            control.value = text
+        elif isinstance(control, (widgets.Checkbox, widgets.ToggleButton)):
+            control.value = not control.value
+        elif isinstance(control, widgets.IntSlider):
+            control.value = control.max
+        assert_shows_only_text(widget)
+
+
+@pytest.mark.parametrize("kind", WIDGET_KINDS, ids=[kind.name for kind in WIDGET_KINDS])
+@settings(CHECK, max_examples=5)
+@given(text=HOSTILE)
+def test_every_registered_widget_of_hostile_text_shows_only_text_as_each_control_is_used(kind, text):
+    widget = kind.sample(text)
+    assert_shows_only_text(widget)
+    with tempfile.TemporaryDirectory() as folder, contextlib.chdir(folder):
+        drive(widget, text)

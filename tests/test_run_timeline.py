@@ -24,7 +24,7 @@ from alp_nb.replay import ReplayError, load_run, timeline_of
 from alp_nb.replay.timeline import CALL_OUTCOMES, CallSpan, PhaseTokens, Timeline
 from alp_nb.runtime import MockAgentRunner, RunnerOutput
 from alp_nb.viz import VizError
-from alp_nb.viz.timeline_layout import MAX_BARS, MAX_LANES, MAX_ROWS, timeline_layout
+from alp_nb.viz.timeline_layout import LISTED, MAX_LANES, MAX_MARKS, MAX_ROWS, timeline_layout
 from alp_nb.viz.timeline_picture import RunTimeline, run_timeline
 from alp_nb.viz.views import formats_of, render
 
@@ -245,24 +245,22 @@ def test_phases_beyond_the_lane_cap_share_one_lane():
     assert len(layout.lanes) == MAX_LANES and layout.lanes[-1].phase == "11 more phases"
 
 
-def test_a_hundred_thousand_calls_draw_at_most_the_cap_and_the_caption_counts_the_rest():
+def test_a_hundred_thousand_calls_are_counted_over_time_with_their_failures_ticked_and_listed():
     kinds = ("live",) * 96 + ("cached", "retried", "failed", "cancelled")
     spans = tuple(span(index, ("Review", "Verify")[index % 2], index * 0.01, index * 0.01 + 0.5, kinds[index % 100])
                   for index in range(100_000))
     picture = RunTimeline(Timeline("huge", spans, (PhaseTokens("Review", 5, 50_000), PhaseTokens("Verify", 5, 50_000))))
     layout = picture.layout
-    assert len(layout.bars) == MAX_BARS
-    assert sum(bar.span.outcome == "failed" for bar in layout.bars) == 1000  # every failed call is drawn
-    assert ("drew 2,000 of 100,000 calls: the failed, unfinished and cancelled, then an even sample over time; not "
-            "drawn:") in layout.caption
-    left_out = [re.match(r"(Review|Verify): ([\d,]+) \(", line) for line in layout.caption]
-    assert sum(int(match[2].replace(",", "")) for match in left_out if match) == 100_000 - MAX_BARS
+    assert layout.view == "counts" and not layout.bars
+    assert [lane.title(40) for lane in layout.lanes] == ["Review · 50,000 calls", "Verify · 50,000 calls"]
+    assert len(layout.marks) == MAX_MARKS and {mark.span.outcome for mark in layout.marks} == {"failed"}
+    assert layout.listed[-1] == "and 2,990 more: 990 failed, 1,000 cancelled, 1,000 retried"
+    assert len(layout.listed) == LISTED + 1
     svg = picture.to_svg()
-    # 2,000 bars of about 140 bytes each with their tooltips, plus a fixed frame: well under half a megabyte,
-    # what a notebook cell should carry, whatever the run's length.
-    assert len(svg.encode()) < 400_000
+    assert len(svg.encode()) < 150_000  # counts and 200 ticks, not 100,000 bars
     root = ElementTree.fromstring(svg)
-    assert len([rect for rect in root.iter(f"{SVG}rect") if rect.find(f"{SVG}title") is not None]) == MAX_BARS
+    ticks = [path for path in root.iter(f"{SVG}path") if path.find(f"{SVG}title") is not None]
+    assert len(ticks) == MAX_MARKS
     assert "100,000" in picture.to_text()
 
 
@@ -300,7 +298,7 @@ def test_draw_makes_two_panels_with_the_phases_the_legend_and_the_title(store):
     assert len(ax.figure.axes) == 2
     calls, tokens = ax.figure.axes
     assert calls is ax
-    assert [label.get_text() for label in calls.get_yticklabels()] == ["Review", "Verify"]
+    assert [label.get_text() for label in calls.get_yticklabels()] == ["Review · 4 calls", "Verify · 6 calls"]
     assert [label.get_text() for label in tokens.get_yticklabels()] == ["Review", "Verify"]
     assert [text.get_text() for text in calls.get_legend().get_texts()] == ["answered"]
     assert calls.get_title(loc="left") == picture.timeline.title
@@ -319,11 +317,12 @@ def test_the_text_is_a_table_of_phases_with_calls_tokens_and_the_failures_by_nam
     text = RunTimeline(Timeline("demo", spans, (PhaseTokens("Plan", 1, 1), PhaseTokens("Act", 2, 9)))).to_text()
     lines = text.splitlines()
     assert lines[:2] == ["demo", "3 calls (1 live, 1 retried, 1 failed) over 1 s"]
-    assert lines[2].split() == ["phase", "calls", "live", "retried", "failed", "call", "time", "tokens", "this",
-                                "attempt", "all", "attempts"]
-    assert lines[3].split() == ["Plan", "1", "1", "0", "0", "1", "s", "1", "1"]
-    assert lines[4].split() == ["Act", "2", "0", "1", "1", "2", "s", "2", "9"]
-    assert lines[5:] == ["  failed: call-2 (Act, attempt 1, 1 s)", "  retried: call-3 (Act, attempt 1, 1 s)"]
+    assert lines[2].startswith("Each bar is a call")
+    assert lines[3].split() == ["phase", "calls", "at", "once", "live", "retried", "failed", "call", "time", "tokens",
+                                "this", "attempt", "all", "attempts"]
+    assert lines[4].split() == ["Plan", "1", "1", "1", "0", "0", "1", "s", "1", "1"]
+    assert lines[5].split() == ["Act", "2", "2", "0", "1", "1", "2", "s", "2", "9"]
+    assert lines[6:] == ["  failed: call-2 (Act, attempt 1, 1 s)", "  retried: call-3 (Act, attempt 1, 1 s)"]
 
 
 def test_a_timeline_shows_in_a_notebook_through_the_one_rendering_path(store):
@@ -378,14 +377,14 @@ def test_hostile_labels_and_phases_are_escaped_in_the_text_and_on_matplotlib(hos
     assert max(len(line) for line in text.splitlines()) < 300
     ax = hostile_run.draw()
     labels = [label.get_text() for label in ax.get_yticklabels()]
-    assert '<script>alert(1)</script>' in labels and all(len(label) <= 26 for label in labels)
+    assert labels[0] == "<script>alert(1)</sc… · 1 call" and all(len(label) <= 30 for label in labels)
 
 
 def test_a_dollar_sign_in_a_phase_is_drawn_as_written_not_as_mathtext():
     picture = RunTimeline(Timeline("$\\frac{", (span(1, "costs $\\frac{ and $x^"),)))
     ax = picture.draw()
     ax.figure.canvas.draw()  # mathtext would refuse the unbalanced \frac here
-    assert ax.get_yticklabels()[0].get_text() == "costs $\\frac{ and $x^"
+    assert ax.get_yticklabels()[0].get_text() == "costs $\\frac{ and $x^ · 1 call"
 
 
 def test_the_timeline_model_is_plain_json_friendly_data(store):

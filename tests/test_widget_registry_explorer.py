@@ -4,6 +4,7 @@ with its code, reason and the rule behind it; hostile ids and names never reach 
 
 from __future__ import annotations
 
+import re
 from xml.etree import ElementTree
 
 import ipywidgets as widgets
@@ -218,3 +219,15 @@ def test_hostile_ids_names_and_states_never_reach_the_page_as_markup(text):
         assert_no_markup_from_the_model(explorer)
     explorer.ask({"type": text, "actor": text, text: text})
     assert_no_markup_from_the_model(explorer)
+
+
+def test_ticking_focus_draws_only_the_chosen_roles_neighbourhood():
+    explorer = RegistryExplorer(builtin_registry())
+    explorer.role.value = "oracle"
+    whole = set(re.findall(r'data-node="([^"]+)"', explorer.graph.value))
+    explorer.focus.value = True
+    around = set(re.findall(r'data-node="([^"]+)"', explorer.graph.value))
+    assert around == {"principal", role_node("main"), role_node("oracle")} < whole
+    explorer.role.value = "main"  # the focus follows the chosen role
+    assert role_node("oracle") in set(re.findall(r'data-node="([^"]+)"', explorer.graph.value))
+    assert current_nodes(explorer.graph.value) == [role_node("main")]

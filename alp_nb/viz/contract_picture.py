@@ -23,7 +23,7 @@ from alp_nb.loops.loop_contract import LoopContract
 from alp_nb.loops.review_packet import outcome_owner
 
 from .diagram import Diagram, Edge, Node, diagram
-from .pictures import Picture
+from .diagram_picture import DiagramPicture
 
 LINE_CHARS = 80
 """The most of one clause a line keeps (the SVG shows fewer; the text and Mermaid forms all of these)."""
@@ -43,7 +43,7 @@ SHORT_NAMES: dict[Outcome, str] = {"exit-success": "success", "exit-noop": "noop
 _CLAUSE_END = re.compile(r"(?<=[.;!?])\s+")
 
 
-def contract_flow(contract: LoopContract) -> Picture:
+def contract_flow(contract: LoopContract) -> DiagramPicture:
     """The flow of one run of ``contract``, as a picture (SVG, Mermaid, matplotlib, text).
 
     >>> from alp_nb.loops import LoopContract
@@ -51,7 +51,7 @@ def contract_flow(contract: LoopContract) -> Picture:
     >>> flow.to_text().splitlines()[0]
     'One run of nightly-flaky-tests'
     """
-    return Picture(flow_diagram(contract))
+    return DiagramPicture(flow_diagram(contract))
 
 
 def flow_diagram(contract: LoopContract) -> Diagram:

@@ -1,4 +1,4 @@
-"""The delegation graph: who may hand work to whom, from the principal down, as a ``Picture``.
+"""The delegation graph: who may hand work to whom, from the principal down, as a ``DiagramPicture``.
 
 A reader reviewing an organisation of agents asks three things of it: who
 delegates to whom, who can change the workspace, and which roles are custom
@@ -8,10 +8,18 @@ and the memory-only roles have their own colours; custom agents are dashed
 boxes, greyed out while untrusted or changed. Given definitions that do not
 form a registry, the graph still draws, with a delegation cycle in red and the
 registry's own refusal as its caption.
+
+A real team is forty agents or a hundred and fifty, most of them custom ones
+under ``main``. So custom agents of one trust state, ``GROUP_AT`` or more in a
+layer, are drawn as one group (its members in a grid, one arrow to it where
+``main`` delegates to each); ``collapse`` draws a group as a single box, and
+``focus`` draws one role's neighbourhood only: the roles above it on the way
+from the principal, and the roles right under it.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from itertools import pairwise
@@ -25,9 +33,9 @@ from alp_nb.agents.trust import TrustStatus
 from alp_nb.agents.trusted_registry import ProjectRegistry
 
 from .diagram import Edge, Node, diagram
+from .diagram_picture import DiagramPicture
 from .errors import VizError
 from .geometry import clip
-from .pictures import Picture
 
 PRINCIPAL_NODE = "principal"
 """The principal's node id; a role's is ``role:<id>`` (``role_node``), so no agent id can take its place."""
@@ -35,6 +43,13 @@ REPORTS_ONLY = "reports to only"
 """The label of a dashed edge: the lower role reports to the upper one, which may not delegate to it."""
 CAPTION_ID_CHARS = 40
 CURRENT = frozenset({"current"})
+GROUP_AT = 4
+"""The fewest custom agents of one trust state in a layer that are drawn as a group."""
+GROUPS: Mapping[str, str] = {"trusted": "custom agents · trusted", "untrusted": "custom agents · untrusted",
+                             "changed": "custom agents · changed", "custom": "custom agents"}
+"""Each trust state a custom agent may have (``custom`` when the source says none) and its group's label."""
+COLLAPSED_NAMES = 3
+"""The members a collapsed group's box names before saying how many more."""
 
 LEGEND: tuple[tuple[str, str], ...] = (
     ("principal", "the principal"),
@@ -54,12 +69,16 @@ def role_node(agent_id: str) -> str:
     return f"role:{agent_id}"
 
 
-def delegation_graph(source: Source, highlight: str | None = None) -> Picture:
+def delegation_graph(source: Source, highlight: str | None = None, *, focus: str | None = None,
+                     collapse: bool | Iterable[str] = False) -> DiagramPicture:
     """The delegation graph of a registry, of a project's session registry (with the custom agents it left out,
     greyed), or of plain definitions, which may be refused by the registry: then it says why.
 
-    ``highlight`` marks one role as the selected one (its place among the others); a role the graph does not
-    draw is ``VizError`` (``NO_VIEW``).
+    ``highlight`` marks one role as the selected one (its place among the others); ``focus`` draws only that
+    role, the roles above it on the way from the principal and those right under it (marked selected unless
+    ``highlight`` says otherwise); ``collapse`` draws groups of custom agents each as one box: ``True`` for all,
+    or the trust states (``"trusted"``, ``"untrusted"``, ``"changed"``, ``"custom"``) whose groups to close. A
+    role the graph does not draw, or a trust state with no name, is ``VizError`` (``NO_VIEW``).
 
     >>> from alp_nb.agents import builtin_registry
     >>> lines = delegation_graph(builtin_registry(), highlight="oracle").to_text().splitlines()
@@ -90,6 +109,8 @@ def delegation_graph(source: Source, highlight: str | None = None) -> Picture:
     known = {definition.id for definition in roles}
     nodes = [Node(PRINCIPAL_NODE, "principal", ("the person in charge",), style="principal")]
     nodes += [_role(definition, statuses.get(definition.id), definition.id in cycle) for definition in roles]
+    states = {role_node(definition.id): statuses.get(definition.id, "custom") for definition in roles
+              if definition.id not in BUILTIN_IDS}
     edges: list[Edge] = []
     for definition in roles:
         for target in definition.delegates_to:
@@ -105,11 +126,92 @@ def delegation_graph(source: Source, highlight: str | None = None) -> Picture:
     unknown -= {PRINCIPAL_NODE, *(role_node(agent_id) for agent_id in known)}
     nodes += [Node(node_id, node_id.removeprefix("role:"), ("no such role",), marks=frozenset({"alarm"}))
               for node_id in sorted(unknown)]
+    if focus is not None:
+        nodes, edges = _focused(nodes, edges, focus)
+        caption = caption or f"around {clip(focus, CAPTION_ID_CHARS)}: {len(nodes) - 1} of {len(roles)} roles"
+        highlight = focus if highlight is None else highlight
     if highlight is not None:
         nodes = _highlighted(nodes, highlight)
+    nodes = _grouped(nodes, edges, states)
+    nodes, edges = _collapsed(nodes, edges, states, _closed(collapse))
     used = {node.style for node in nodes} | {mark for node in nodes for mark in node.marks}
-    return Picture(diagram("Delegation", nodes, edges, legend=[entry for entry in LEGEND if entry[0] in used],
-                           caption=caption))
+    legend = [entry for entry in LEGEND if entry[0] in used]
+    return DiagramPicture(diagram("Delegation", nodes, edges, legend=legend, caption=caption))
+
+
+def _closed(collapse: bool | Iterable[str]) -> frozenset[str]:
+    """The trust states whose groups ``collapse`` closes."""
+    if isinstance(collapse, bool):
+        return frozenset(GROUPS) if collapse else frozenset()
+    closed = frozenset(collapse)
+    unknown = sorted(closed - set(GROUPS))
+    if unknown:
+        raise VizError("NO_VIEW", f"no group of custom agents is called `{clip(unknown[0], CAPTION_ID_CHARS)}`; "
+                                  f"one of {', '.join(GROUPS)}")
+    return closed
+
+
+def _focused(nodes: list[Node], edges: list[Edge], agent_id: str) -> tuple[list[Node], list[Edge]]:
+    """The nodes and edges around ``agent_id``: every node with a path down to it, and the nodes one arrow below."""
+    wanted = role_node(agent_id)
+    if all(node.id != wanted for node in nodes):
+        raise VizError("NO_VIEW", f"`{clip(agent_id, CAPTION_ID_CHARS)}` is not a role of this delegation graph")
+    above: dict[str, list[str]] = {}
+    for edge in edges:
+        above.setdefault(edge.target, []).append(edge.source)
+    kept, walk = {wanted}, [wanted]
+    while walk:
+        for parent in above.get(walk.pop(), ()):
+            if parent not in kept:
+                kept.add(parent)
+                walk.append(parent)
+    kept |= {edge.target for edge in edges if edge.source == wanted}
+    return ([node for node in nodes if node.id in kept],
+            [edge for edge in edges if edge.source in kept and edge.target in kept])
+
+
+def _grouped(nodes: list[Node], edges: list[Edge], states: Mapping[str, str]) -> list[Node]:
+    """``nodes`` with each custom agent put in its trust state's group where ``GROUP_AT`` or more of that state
+    share the arrows into them (the same delegators): such agents draw in one layer."""
+    into: dict[str, set[tuple[str, str]]] = {}
+    for edge in edges:
+        into.setdefault(edge.target, set()).add((edge.source, edge.style))
+
+    def kin(node_id: str) -> tuple[str, frozenset[tuple[str, str]]]:
+        return states[node_id], frozenset(into.get(node_id, ()))
+
+    sharing = Counter(kin(node_id) for node_id in states)
+    return [replace(node, group=GROUPS[states[node.id]])
+            if node.id in states and sharing[kin(node.id)] >= GROUP_AT else node for node in nodes]
+
+
+def _collapsed(nodes: list[Node], edges: list[Edge], states: Mapping[str, str],
+               closed: frozenset[str]) -> tuple[list[Node], list[Edge]]:
+    """Each closed group's members as one box naming the first few, its arrows joined (once each)."""
+    members: dict[str, list[Node]] = {}
+    for node in nodes:
+        if node.group and states[node.id] in closed:
+            members.setdefault(node.group, []).append(node)
+    if not members:
+        return nodes, edges
+    into = {node.id: f"group:{states[node.id]}" for group in members.values() for node in group}
+    shown, placed = [], set()
+    for node in nodes:
+        if node.id not in into:
+            shown.append(node)
+        elif into[node.id] not in placed:
+            placed.add(into[node.id])
+            group = members[node.group]
+            names = [each.label for each in group[:COLLAPSED_NAMES]]
+            more = len(group) - len(names)
+            detail = (", ".join(names) + (f" and {more} more" if more else ""),)
+            shown.append(Node(into[node.id], f"{len(group)} {node.group}", detail, "custom",
+                              frozenset().union(*(each.marks for each in group))))
+    joined: dict[tuple[str, str, str], Edge] = {}
+    for edge in edges:
+        source, target = into.get(edge.source, edge.source), into.get(edge.target, edge.target)
+        joined.setdefault((source, target, edge.style), Edge(source, target, edge.label, edge.style))
+    return shown, list(joined.values())
 
 
 def _highlighted(nodes: list[Node], agent_id: str) -> list[Node]:

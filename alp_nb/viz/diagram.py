@@ -34,13 +34,15 @@ EDGE_STYLES: tuple[str, ...] = ("solid", "dashed", "alarm")
 
 @dataclass(frozen=True)
 class Node:
-    """One box: its label, smaller lines of detail under it, a style and any highlights."""
+    """One box: its label, smaller lines of detail under it, a style and any highlights, and the group it is
+    drawn in (its label; "" for none): the nodes of one layer with one group share a box of their own."""
 
     id: str
     label: str
     detail: tuple[str, ...] = ()
     style: str = "plain"
     marks: frozenset[str] = frozenset()
+    group: str = ""
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,19 @@ class Edge:
     target: str
     label: str = ""
     style: str = "solid"
+
+
+@dataclass(frozen=True)
+class Group:
+    """Nodes of one layer drawn together in a box of their own, under their group's label."""
+
+    id: str
+    label: str
+    members: tuple[str, ...]
+
+
+GROUP_ID = "group\x1f{}"
+"""A group's id (numbered in layer order): no builder makes a node id with a unit separator in it."""
 
 
 @dataclass(frozen=True)
@@ -84,6 +99,17 @@ class Diagram:
             rows[self.slots[node.id][0]].append(node)
         return tuple(tuple(sorted(row, key=lambda node: self.slots[node.id][1])) for row in rows)
 
+    @cached_property
+    def groups(self) -> tuple[Group, ...]:
+        """Each layer's groups, layer by layer, each in the slot order of its first member."""
+        found: dict[tuple[int, str], list[str]] = {}
+        for layer in self.layers():
+            for node in layer:
+                if node.group:
+                    found.setdefault((self.slots[node.id][0], node.group), []).append(node.id)
+        return tuple(Group(GROUP_ID.format(index), label, tuple(members))
+                     for index, ((_, label), members) in enumerate(found.items()))
+
     def successors(self, node_id: str) -> tuple[Edge, ...]:
         return self._leaving.get(node_id, ())
 
@@ -103,6 +129,8 @@ def diagram(title: str, nodes: Iterable[Node], edges: Iterable[Edge], *, directi
     for node in nodes:
         if node.id in by_id:
             raise ValueError(f"node `{node.id}` is declared twice")
+        if node.id.startswith(GROUP_ID.format("")):
+            raise ValueError(f"node `{node.id}` takes a group's id")
         if node.style not in STYLES or not node.marks <= set(MARKS):
             raise ValueError(f"node `{node.id}` has an unknown style or mark")
         by_id[node.id] = node

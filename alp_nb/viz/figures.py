@@ -12,13 +12,18 @@ from typing import TYPE_CHECKING
 from .diagram import Diagram
 from .figure_text import drawable
 from .geometry import (
+    CAPTION_HEIGHT,
     DETAIL_LINE,
+    GROUP_PAD,
+    LEGEND_HEIGHT,
     LINE,
     MARGIN,
     PAD_Y,
+    TITLE_HEIGHT,
     Point,
     arrowhead_corners,
-    content_top,
+    caption_lines,
+    edge_label_at,
     edge_path,
     geometry,
     legend_entries,
@@ -46,19 +51,26 @@ def draw_diagram(diagram: Diagram, ax: Axes | None = None) -> Axes:
     ax.set_axis_off()
     ax.text(MARGIN, MARGIN + 14, drawable(diagram.title), fontsize=10.5, fontweight="bold", color=INK,
             parse_math=False)
-    if diagram.caption:
-        ax.text(MARGIN, content_top(diagram) - 6, drawable(diagram.caption), fontsize=8, color=FAINT_INK,
-                parse_math=False)
+    for index, line in enumerate(caption_lines(diagram)):
+        ax.text(MARGIN, MARGIN + TITLE_HEIGHT + CAPTION_HEIGHT * (index + 1) - 6, drawable(line), fontsize=8,
+                color=FAINT_INK, parse_math=False)
     lines: dict[str, list[tuple[Point, ...]]] = {}
     heads: dict[str, list[tuple[Point, ...]]] = {}
-    for edge in diagram.edges:
+    for group in diagram.groups:  # a group's box, behind its members and the arrows, as in the SVG
+        frame = geo.boxes[group.id]
+        ax.add_artist(FancyBboxPatch((frame.x, frame.y), frame.width, frame.height,
+                                     boxstyle="round,pad=0,rounding_size=8", facecolor="#fafafa", edgecolor="#9e9e9e",
+                                     linewidth=1, linestyle=":"))
+        ax.text(frame.x + GROUP_PAD, frame.y + GROUP_PAD + 12, drawable(frame.label), fontsize=8,
+                fontweight="bold", color=INK, parse_math=False)
+    for edge in geo.edges:
         points = edge_path(diagram, geo, edge)
         lines.setdefault(edge.style, []).append(points)
         heads.setdefault(edge.style, []).append(arrowhead_corners(points[-2], points[-1]))
         if edge.label:
-            (x1, y1), (x2, y2) = points[len(points) // 2 - 1], points[len(points) // 2]
-            ax.text((x1 + x2) / 2 + 4, (y1 + y2) / 2 - 3, drawable(edge.label), fontsize=7,
-                    color=EDGE_COLOURS[edge.style], parse_math=False)
+            x, y, leftwards = edge_label_at(points, edge.label)
+            ax.text(x, y, drawable(edge.label), fontsize=7, color=EDGE_COLOURS[edge.style],
+                    ha="right" if leftwards else "left", parse_math=False)
     for style, paths in lines.items():  # one collection per style, each line ended by a filled head as in the SVG
         colour = EDGE_COLOURS[style]
         ax.add_collection(LineCollection(paths, colors=colour, linewidths=2 if style == "alarm" else 1.2,
@@ -81,9 +93,10 @@ def draw_diagram(diagram: Diagram, ax: Axes | None = None) -> Axes:
         for index, line in enumerate(box.detail):
             ax.text(centre, box.y + PAD_Y + LINE + DETAIL_LINE * index + 9, drawable(line), ha="center", fontsize=7,
                     color=FAINT_INK, alpha=opacity, parse_math=False)
-    for x, (fill, stroke, opacity), meaning in legend_entries(diagram):
-        ax.add_artist(FancyBboxPatch((x, geo.legend_y + 4), 14, 12, boxstyle="round,pad=0,rounding_size=3",
+    for x, row, (fill, stroke, opacity), meaning in legend_entries(diagram, geo.width):
+        y = geo.legend_y + LEGEND_HEIGHT * row
+        ax.add_artist(FancyBboxPatch((x, y + 4), 14, 12, boxstyle="round,pad=0,rounding_size=3",
                                      facecolor=fill, edgecolor=stroke, alpha=opacity))
-        ax.text(x + 19, geo.legend_y + 14, drawable(meaning), fontsize=7, color=FAINT_INK, parse_math=False)
+        ax.text(x + 19, y + 14, drawable(meaning), fontsize=7, color=FAINT_INK, parse_math=False)
     return ax
 

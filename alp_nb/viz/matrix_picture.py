@@ -31,8 +31,8 @@ from .matrix import (
     shown,
 )
 from .palette import FAINT_INK, INK, PAPER
+from .pictures import Picture
 from .svg import FONT, xml_text
-from .views import mimebundle
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -204,7 +204,7 @@ def draw_matrix(matrix: Matrix, ax: Axes | None = None) -> Axes:
 
 
 @dataclass(frozen=True)
-class MatrixPicture:
+class MatrixPicture(Picture):
     """A table picture (the capability matrix) built from its model; no Mermaid, which draws no tables."""
 
     matrix: Matrix
@@ -221,18 +221,3 @@ class MatrixPicture:
     def draw(self, ax: Axes | None = None) -> Axes:
         """Draw on ``ax`` with matplotlib (a new figure when None) and return the axes."""
         return draw_matrix(self.matrix, ax)
-
-    def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict[str, str]:
-        return mimebundle(self)
-
-
-def matrix_picture_html(picture: MatrixPicture) -> str:
-    return picture.to_html()
-
-
-def matrix_picture_svg(picture: MatrixPicture) -> str:
-    return picture.to_svg()
-
-
-def matrix_picture_text(picture: MatrixPicture) -> str:
-    return picture.to_text()

@@ -1,52 +1,65 @@
-"""A picture of a core object, and every way to draw it: SVG, Mermaid, matplotlib, text, and a notebook view.
+"""The one base of every picture: a model, the renderers that draw it, and its notebook view.
 
-A ``Picture`` holds only its model (a ``Diagram``); each method hands that
-model to one renderer. In a notebook it shows as its inline SVG (with its text
-for plain displays), through the same one rendering path as every core object.
+A picture holds only its model (a ``Diagram``, a ``Matrix``, a run's ``Timeline``) and hands it to one renderer
+per format. This base gives every picture the same face: ``to_html`` (its SVG in a box that scrolls rather than
+runs past the column), the one rendering path (``render(picture, fmt)``, a notebook's mime bundle), and the
+formats it has (Mermaid only where a picture is boxes and arrows). A new picture is a subclass with its model,
+its renderers and one registration in ``gallery``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING
 
-from .diagram import Diagram
-from .mermaid import diagram_mermaid
-from .outline import diagram_text
-from .svg import diagram_svg
-from .views import mimebundle
+from .errors import VizError
+from .views import Format, mimebundle
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
+SCROLLS = '<div class="alp-picture" style="overflow-x:auto;max-width:100%">{}</div>'
+"""The box a picture's HTML sits in: wider than its column, it scrolls inside its output."""
 
-@dataclass(frozen=True)
-class Picture:
-    """A boxes-and-arrows picture (delegation, a state machine, a contract's flow) built from its model."""
 
-    diagram: Diagram
+class Picture(ABC):
+    """A picture of a core object: its model, drawn as SVG, text and with matplotlib, and as Mermaid when a
+    subclass has that form."""
 
+    @abstractmethod
     def to_svg(self) -> str:
-        return diagram_svg(self.diagram)
+        """The picture as one ``<svg>`` element: every string from the model escaped."""
 
-    def to_mermaid(self) -> str:
-        return diagram_mermaid(self.diagram)
-
+    @abstractmethod
     def to_text(self) -> str:
-        return diagram_text(self.diagram)
+        """What the picture says, as plain text: for a terminal, a log, or a reader with no pictures."""
 
+    @abstractmethod
     def draw(self, ax: Axes | None = None) -> Axes:
         """Draw on ``ax`` with matplotlib (a new figure when None) and return the axes."""
-        from .figures import draw_diagram
 
-        return draw_diagram(self.diagram, ax)
+    def to_html(self) -> str:
+        return SCROLLS.format(self.to_svg())
+
+    def to_mermaid(self) -> str:
+        raise VizError("NO_VIEW", f"a {type(self).__name__} has no Mermaid form")
+
+    @property
+    def formats(self) -> tuple[Format, ...]:
+        """The formats ``render`` draws this picture in."""
+        mermaid = type(self).to_mermaid is not Picture.to_mermaid
+        return ("html", "text", "svg", *(("mermaid",) if mermaid else ()))
 
     def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict[str, str]:
         return mimebundle(self)
 
 
+def picture_formats(picture: Picture) -> tuple[Format, ...]:
+    return picture.formats
+
+
 def picture_html(picture: Picture) -> str:
-    return f'<div class="alp-picture" style="overflow-x:auto;max-width:100%">{picture.to_svg()}</div>'
+    return picture.to_html()
 
 
 def picture_svg(picture: Picture) -> str:

@@ -1,4 +1,4 @@
-"""A role's state machine as a ``Picture``: its states in order with the tools each really opens, then its
+"""A role's state machine as a ``DiagramPicture``: its states in order with the tools each really opens, then its
 output contract and the run statuses an execution can end in; and the six statuses on their own.
 
 A learner stepping a workflow needs to see, at a glance, where the execution
@@ -25,9 +25,9 @@ from alp_nb.workflow.runner import workflow_for
 from alp_nb.workflow.session import WorkflowSession
 
 from .diagram import Edge, Node, diagram
+from .diagram_picture import DiagramPicture
 from .errors import VizError
 from .geometry import clip
-from .pictures import Picture
 
 if TYPE_CHECKING:
     from alp_nb.agents.output_contract import OutputContract
@@ -61,7 +61,7 @@ def state_node(state_id: str) -> str:
     return f"state:{state_id}"
 
 
-def state_machine(subject: Subject, state: WorkflowExecutionState | None = None) -> Picture:
+def state_machine(subject: Subject, state: WorkflowExecutionState | None = None) -> DiagramPicture:
     """The state machine of a role, a bare workflow, a session or an execution snapshot; ``state`` (or the
     session's or snapshot's own) is highlighted, with its status in the caption: its workflow state while the
     execution is live, else the status it reached (repairing, completed, failed, cancelled), never both. The
@@ -111,12 +111,12 @@ def state_machine(subject: Subject, state: WorkflowExecutionState | None = None)
               Edge("repairing", "completed", "valid"), Edge("repairing", "failed", "invalid"),
               Edge("repairing", "cancelled", style="dashed")]
     owner = f"{clip(role.id, TITLE_ID_CHARS)}: " if role is not None else ""
-    return Picture(diagram(f"{owner}workflow {clip(workflow.id, TITLE_ID_CHARS)}", nodes, edges,
+    return DiagramPicture(diagram(f"{owner}workflow {clip(workflow.id, TITLE_ID_CHARS)}", nodes, edges,
                            legend=STATE_LEGEND if snapshot is not None else STATE_LEGEND[:3],
                            caption=_status_caption(snapshot)))
 
 
-def status_lifecycle(current: str | None = None) -> Picture:
+def status_lifecycle(current: str | None = None) -> DiagramPicture:
     """The six run statuses on their own: running → awaiting-output → completed | repairing, repairing →
     completed | failed, and every live status → cancelled; ``current`` is highlighted.
 
@@ -134,7 +134,7 @@ def status_lifecycle(current: str | None = None) -> Picture:
              Edge("awaiting-output", "completed", "valid"), Edge("awaiting-output", "repairing", "invalid"),
              Edge("repairing", "completed", "valid"), Edge("repairing", "failed", "invalid")]
     edges += [Edge(status, "cancelled", style="dashed") for status in LIVE_STATUSES]
-    return Picture(diagram("Run statuses", nodes, edges,
+    return DiagramPicture(diagram("Run statuses", nodes, edges,
                            legend=STATUS_LEGEND if current is not None else STATUS_LEGEND[:4]))
 
 

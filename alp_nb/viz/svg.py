@@ -12,15 +12,26 @@ from __future__ import annotations
 import re
 from xml.sax.saxutils import escape
 
-from .diagram import Diagram, Edge, Node
+from .diagram import Diagram, Edge, Group, Node
 from .geometry import (
+    CAPTION_HEIGHT,
+    CAPTION_SIZE,
     DETAIL_LINE,
+    DETAIL_SIZE,
+    EDGE_LABEL_SIZE,
+    GROUP_PAD,
+    LABEL_SIZE,
+    LEGEND_HEIGHT,
+    LEGEND_SIZE,
     LINE,
     MARGIN,
     PAD_Y,
+    TITLE_HEIGHT,
+    TITLE_SIZE,
     Geometry,
     arrowhead_corners,
-    content_top,
+    caption_lines,
+    edge_label_at,
     edge_path,
     geometry,
     legend_entries,
@@ -46,18 +57,19 @@ def diagram_svg(diagram: Diagram) -> str:
     width, height = round(geo.width), round(geo.height)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" font-family="{FONT}" font-size="12" role="img" '
+        f'viewBox="0 0 {width} {height}" font-family="{FONT}" font-size="{LABEL_SIZE:g}" role="img" '
         f'aria-label="{xml_text(diagram.title)}">',
         f"<title>{xml_text(diagram.title)}</title>",
-        f'<text x="{MARGIN}" y="{MARGIN + 14}" font-size="14" font-weight="600" fill="{INK}">'
+        f'<text x="{MARGIN}" y="{MARGIN + 14}" font-size="{TITLE_SIZE:g}" font-weight="600" fill="{INK}">'
         f"{xml_text(diagram.title)}</text>",
-        *(_edge(diagram, geo, edge) for edge in diagram.edges),
+        *(_group(group, geo) for group in diagram.groups),
+        *(_edge(diagram, geo, edge) for edge in geo.edges),
         *(_node(node, geo) for node in diagram.nodes),
         _legend(diagram, geo),
     ]
-    if diagram.caption:
-        parts.append(f'<text x="{MARGIN}" y="{content_top(diagram) - 6}" font-size="11" fill="{FAINT_INK}">'
-                     f"{xml_text(diagram.caption)}</text>")
+    top = MARGIN + TITLE_HEIGHT
+    parts += [f'<text x="{MARGIN}" y="{top + CAPTION_HEIGHT * (index + 1) - 6}" font-size="{CAPTION_SIZE:g}" '
+              f'fill="{FAINT_INK}">{xml_text(line)}</text>' for index, line in enumerate(caption_lines(diagram))]
     parts.append("</svg>")
     return "".join(part for part in parts if part)
 
@@ -99,10 +111,20 @@ def _node(node: Node, geo: Geometry) -> str:
     texts = [f'<text x="{centre}" y="{round(box.y + PAD_Y + 12, 1)}" text-anchor="middle" fill="{INK}" '
              f'font-weight="600">{xml_text(box.label)}</text>']
     texts += [f'<text x="{centre}" y="{round(box.y + PAD_Y + LINE + DETAIL_LINE * index + 9, 1)}" '
-              f'text-anchor="middle" font-size="10.5" fill="{FAINT_INK}">{xml_text(line)}</text>'
+              f'text-anchor="middle" font-size="{DETAIL_SIZE:g}" fill="{FAINT_INK}">{xml_text(line)}</text>'
               for index, line in enumerate(box.detail)]
     faded = f' opacity="{opacity}"' if opacity < 1 else ""
     return f'<g data-node="{xml_text(node.id)}"{faded}><title>{tooltip}</title>{"".join(shapes + texts)}</g>'
+
+
+def _group(group: Group, geo: Geometry) -> str:
+    """A group's box, light and behind its members, its label (and how many) at its top left."""
+    box = geo.boxes[group.id]
+    return (f'<g data-group="{xml_text(group.label)}"><title>{xml_text(box.label)}</title>'
+            f'<rect x="{round(box.x, 1)}" y="{round(box.y, 1)}" width="{round(box.width, 1)}" '
+            f'height="{round(box.height, 1)}" rx="8" fill="#fafafa" stroke="#9e9e9e" stroke-dasharray="2,3"/>'
+            f'<text x="{round(box.x + GROUP_PAD, 1)}" y="{round(box.y + GROUP_PAD + 12, 1)}" fill="{INK}" '
+            f'font-weight="600">{xml_text(box.label)}</text></g>')
 
 
 def _edge(diagram: Diagram, geo: Geometry, edge: Edge) -> str:
@@ -115,8 +137,9 @@ def _edge(diagram: Diagram, geo: Geometry, edge: Edge) -> str:
              + arrowhead(points[-2], points[-1], colour))
     if not edge.label:
         return shape
-    (x1, y1), (x2, y2) = points[len(points) // 2 - 1], points[len(points) // 2]
-    label = (f'<text x="{round((x1 + x2) / 2 + 4, 1)}" y="{round((y1 + y2) / 2 - 3, 1)}" font-size="10" '
+    x, y, leftwards = edge_label_at(points, edge.label)
+    anchor = ' text-anchor="end"' if leftwards else ""
+    label = (f'<text x="{round(x, 1)}" y="{round(y, 1)}"{anchor} font-size="{EDGE_LABEL_SIZE:g}" '
              f'fill="{colour}" stroke="#ffffff" stroke-width="3" paint-order="stroke">{xml_text(edge.label)}</text>')
     return shape + label
 
@@ -125,10 +148,10 @@ def _legend(diagram: Diagram, geo: Geometry) -> str:
     if not diagram.legend:
         return ""
     parts = []
-    for x, (fill, stroke, opacity), meaning in legend_entries(diagram):
+    for x, line, (fill, stroke, opacity), meaning in legend_entries(diagram, geo.width):
         faded = f' opacity="{opacity}"' if opacity < 1 else ""
-        y = geo.legend_y + 4
+        y = geo.legend_y + LEGEND_HEIGHT * line + 4
         parts.append(f'<rect x="{round(x, 1)}" y="{round(y, 1)}" width="14" height="12" rx="3" fill="{fill}" '
                      f'stroke="{stroke}"{faded}/><text x="{round(x + 19, 1)}" y="{round(y + 10, 1)}" '
-                     f'font-size="10.5" fill="{FAINT_INK}">{xml_text(meaning)}</text>')
+                     f'font-size="{LEGEND_SIZE:g}" fill="{FAINT_INK}">{xml_text(meaning)}</text>')
     return "".join(parts)

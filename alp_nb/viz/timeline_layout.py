@@ -1,13 +1,23 @@
-"""What a timeline picture draws and where, worked out once for the SVG and the matplotlib renderers alike.
+"""What a timeline picture draws and where, worked out once for its SVG, matplotlib and text forms alike.
 
-A run can make a hundred thousand calls, and a picture of that many bars is neither readable nor small. So at
-most ``MAX_BARS`` calls are drawn: every failed, unfinished and cancelled one (what an engineer looks for after a
-run; up to half the bars), then an even sample over time of the others, which keeps the run's shape and each phase and
-outcome in proportion; the caption counts, per phase, the calls left out. A bar wide enough carries its call's
-label; a call that did not answer (failed, cancelled, never ended) carries it always, beside the bar when the
-bar is too short for it. Each phase is a lane (at most
-``MAX_LANES``; later phases share a last lane), and calls that overlap in time, as ``parallel`` makes them, go to
-rows within their lane, at most ``MAX_ROWS`` (beyond that they share rows).
+Each phase is a lane (at most ``MAX_LANES``; later phases share a last lane), labelled with its phase, how many
+calls it holds and the most of them that ran at once. A picture draws its calls in one of two views:
+
+- **bars**: each call a bar from its start to its end, at least ``MIN_BAR`` pixels wide. Calls whose bars overlap
+  stack into rows within their lane, at most ``MAX_ROWS`` (beyond that they share rows). A bar wide enough carries
+  its label; a call that did not simply answer (``FLAGGED``) carries it always, beside the bar when the bar is too
+  short for it.
+- **counts** (calls over time): the time axis is cut into ``COLUMNS`` slices, one per pixel column, and each lane
+  shows how many of its calls were running in each slice (a call counts in every slice it ran in), stacked by
+  outcome and scaled to the lane's busiest slice. Each flagged call is a tick at its start (at most
+  ``MAX_MARKS``, the failed first).
+
+The rule: a picture counts when it has more than ``MAX_BARS`` calls, or more than ``FEW_CALLS`` whose median
+duration maps to less than ``THINNEST`` pixel on the time axis (calls served from the journal take no time and are
+left out of the median). Such bars are drawn wider than their calls and pile up into rows that say nothing of how
+many ran at once; a count says it. Both views list the flagged calls by name under the picture (at most
+``LISTED``, the others counted by outcome). The counts are made a column at a time with numpy: a hundred thousand
+calls lay out in a few tens of milliseconds.
 """
 
 from __future__ import annotations
@@ -17,7 +27,10 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Literal
+from operator import itemgetter
+from typing import Literal, NamedTuple
+
+import numpy
 
 from alp_nb.replay.timeline import (
     CALL_OUTCOMES,
@@ -32,38 +45,55 @@ from alp_nb.replay.timeline import (
 from .geometry import clip
 
 MAX_BARS = 2000
-"""The most calls a picture draws: the SVG then stays under half a megabyte however long the run."""
+"""The most calls drawn as bars: a run with more is drawn as counts, and its SVG stays small however long it is."""
+FEW_CALLS = 50
+"""Up to this many calls are drawn as bars however short they are: each is still a mark to point at, where a count
+of them would be columns of one."""
+THINNEST = 1.0
+"""The narrowest, in pixels, the median call may be on the time axis for its picture to draw bars."""
 MAX_LANES = 40
 """The most phase lanes (and token rows) a picture has; the phases after them share one."""
 MAX_ROWS = 8
 """The most rows of overlapping calls in one lane (the default concurrency)."""
-PLOT_WIDTH = 760.0
-"""The width of the time axis, in SVG pixels; a bar is never narrower than ``MIN_BAR`` of them."""
+PLOT_WIDTH = 640.0
+"""The width of the time axis, in SVG pixels: with the lane labels beside it, a picture is 872 pixels wide, which the
+800-pixel column of a 1,000-pixel window shows at 0.92 of its size, its 10-pixel text above 9 pixels. A
+bar is never narrower than ``MIN_BAR`` of them."""
 MIN_BAR = 3.0
+COLUMNS = 640
+"""The slices of the time axis the counts view counts calls in: one per pixel column."""
+CHART_ROWS = 3
+"""The height of a lane of counts, in rows of bars: room for the three lines of its label."""
 LABEL_CHAR_WIDTH, LABEL_PAD = 6.0, 8.0
 """A call's label is written on its bar when the bar is this wide per character, plus the padding."""
 MAX_LABELS = 200
 """The most bars labelled (those that did not answer first): the labels of a long run add nothing a tooltip
 does not."""
-FLAGGED: tuple[CallOutcome, ...] = ("failed", "cancelled", "unfinished")
-"""The outcomes whose bars carry their label however short they are: what an engineer looks for."""
+FLAGGED: tuple[CallOutcome, ...] = ("failed", "unfinished", "cancelled", "retried")
+"""The calls that did not simply answer, what an engineer looks for after a run, in the order they are listed:
+their bars carry their labels however short, and the counts view marks each with a tick."""
+MAX_MARKS = 200
+"""The most flagged calls the counts view marks with a tick: enough to show where they fell."""
+LISTED = 10
+"""The flagged calls named one by one under the picture; the others are counted by outcome."""
+LABEL_CHARS, PHASE_CHARS, ERROR_CHARS = 50, 30, 40
+"""The most characters of a listed call's label, phase and error."""
 BESIDE_CHARS = (12, 32)
 """The fewest and the most characters of a label written beside its bar (it runs to the next bar in its row, but
 never shorter than the first: it then lies over its neighbour, on a white halo)."""
-CAPTION_PHASES = 4
-"""Phases the caption names when counting the calls left out."""
-ALWAYS_DRAWN: tuple[CallOutcome, ...] = ("failed", "unfinished", "cancelled")
-"""The outcomes drawn before any sample is taken (up to half of ``MAX_BARS``)."""
 OUTCOME_STYLES: dict[CallOutcome, tuple[str, str]] = {
     "live": ("#1565c0", "answered"), "retried": ("#e65100", "answered twice (schema retry)"),
-    "cached": ("#2e7d32", "from the journal (a tick)"), "failed": ("#d32f2f", "failed"),
+    "cached": ("#2e7d32", "from the journal"), "failed": ("#d32f2f", "failed"),
     "cancelled": ("#757575", "cancelled"), "unfinished": ("#8e24aa", "never ended"),
 }
-"""Each outcome's colour and what the legend says of it: blue and orange tell the usual apart for most eyes, and a
-cached call is a tick, not a bar, so it differs from a failure by shape as well as colour."""
+"""Each outcome's colour and what the legend says of it: blue and orange tell the usual apart for most eyes. A
+cached call is a tick among bars (``TICK_WORDS``), not a bar, so it differs from a failure by shape as well."""
+TICK_WORDS = " (a tick)"
 TOKEN_COLOURS = (("#3949ab", "this attempt"), ("#c5cae9", "all attempts"))
 UNITS = ((1.0, 0.001, "ms"), (120.0, 1.0, "s"), (7200.0, 60.0, "min"), (math.inf, 3600.0, "h"))
 """(up to this many seconds, seconds per unit, the unit's name): the time axis counts in the first that fits."""
+OUTCOME_INDEX = {outcome: index for index, outcome in enumerate(CALL_OUTCOMES)}
+View = Literal["bars", "counts"]
 
 
 @dataclass(frozen=True)
@@ -72,6 +102,14 @@ class Bar:
 
     span: CallSpan
     row: int
+
+
+@dataclass(frozen=True)
+class Mark:
+    """A flagged call as a tick in the counts view: its span and the index of its lane."""
+
+    span: CallSpan
+    lane: int
 
 
 LabelPlace = Literal["inside", "after", "before"]
@@ -89,78 +127,222 @@ class BarLabel:
 
 @dataclass(frozen=True)
 class Lane:
-    """A phase's band of rows."""
+    """A phase's band of rows: how many calls it holds, the most of them running at one moment, and in the counts
+    view the most running in one slice of ``slice`` seconds."""
 
     phase: str
     first_row: int
     rows: int
+    calls: int = 0
+    at_once: int = 0
+    busiest: int = 0
+    slice: float = 0.0
+
+    @property
+    def count(self) -> str:
+        """``2,000 calls``."""
+        return f"{self.calls:,} call{'s' * (self.calls != 1)}" if self.calls else "no calls"
+
+    def title(self, chars: int) -> str:
+        """The first line of the lane's label, ``Review · 2,000 calls``, the phase cut to keep the count whole."""
+        count = f" · {self.count}"
+        return clip(self.phase, max(chars - len(count), 6)) + count
+
+    @property
+    def details(self) -> tuple[str, ...]:
+        """The lines of its label after the title: how many ran at once, and in the counts view how many in its
+        busiest slice."""
+        if not self.calls:
+            return ()
+        at_once = ("all from the journal" if not self.at_once else "one at a time" if self.at_once == 1
+                   else f"up to {self.at_once:,} at once")
+        return (at_once, f"at most {self.busiest:,} per {seconds(self.slice)}") if self.busiest else (at_once,)
+
+    @property
+    def summary(self) -> str:
+        """The whole label on one line, its tooltip."""
+        return " · ".join((self.phase, self.count, *self.details))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class TimelineLayout:
-    """The bars and lanes to draw, the time axis (seconds) and the words around them."""
+    """The view, the bars or counts and the lanes to draw, the time axis (seconds) and the words around them."""
 
+    view: View
     bars: tuple[Bar, ...]
+    """The calls as bars (the bars view; none in the counts view)."""
+    counts: numpy.ndarray
+    """The counts view's calls running in each slice, by lane, outcome (``CALL_OUTCOMES`` order) and slice; empty
+    in the bars view."""
+    marks: tuple[Mark, ...]
+    """The flagged calls ticked in the counts view (at most ``MAX_MARKS``); none in the bars view."""
     lanes: tuple[Lane, ...]
     rows: int
     duration: float
     unit: tuple[float, str]
     ticks: tuple[float, ...]
     outcomes: tuple[CallOutcome, ...]
-    """The outcomes among the drawn calls, in ``CALL_OUTCOMES`` order: the legend."""
+    """The outcomes among the calls, in ``CALL_OUTCOMES`` order: the legend."""
     tokens: tuple[PhaseTokens, ...]
     labelled: tuple[BarLabel, ...]
-    """The labels drawn: on every bar wide enough, and beside every short bar of a call that did not answer (at
-    most ``MAX_LABELS``, those first)."""
+    """The labels drawn: on every bar wide enough, and beside every short bar of a flagged call (at most
+    ``MAX_LABELS``, those first)."""
     resumes: tuple[tuple[AttemptStart, str], ...]
     """Where each attempt after the first began (the picture draws a line there), and what it did."""
     caption: tuple[str, ...]
+    listed: tuple[str, ...]
+    """The flagged calls by name, ``failed: <label> (<phase>, attempt N, <duration>) · <error>``, then how many
+    more of each outcome."""
 
     @cached_property
     def row_of(self) -> Mapping[CallSpan, int]:
         """The row of each call drawn, to find a call in the picture (a cursor) without searching every bar."""
         return {bar.span: bar.row for bar in self.bars}
 
+    @property
+    def legend(self) -> tuple[tuple[CallOutcome, str, bool], ...]:
+        """(outcome, what the legend says of it, whether it is drawn as a tick) for each outcome among the calls:
+        among bars, a cached call is a tick; counted, it is a part of a column like any other."""
+        tick = self.view == "bars"
+        return tuple((outcome, OUTCOME_STYLES[outcome][1] + TICK_WORDS * (tick and outcome == "cached"),
+                      tick and outcome == "cached") for outcome in self.outcomes)
+
+
+class _Columns(NamedTuple):
+    """The calls a column at a time, for what is counted in bulk: each call's lane (an index into the lanes),
+    outcome (into ``CALL_OUTCOMES``), attempt, start and end."""
+
+    lane: numpy.ndarray
+    outcome: numpy.ndarray
+    attempt: numpy.ndarray
+    start: numpy.ndarray
+    end: numpy.ndarray
+
 
 def timeline_layout(timeline: Timeline) -> TimelineLayout:
-    """The calls to draw in their lanes and rows, the time axis, the legend, the token rows and the caption."""
-    called = {span.phase for span in timeline.spans}  # the unattributed tokens' row is no lane of calls
+    """The calls to draw in their lanes, as bars or counts, the time axis, the legend, the token rows, the caption
+    and the flagged calls by name."""
+    spans = timeline.spans
+    called = set(map(itemgetter(2), spans))  # the phases of the calls: the unattributed tokens' row is no lane
     lane_of = _lane_names([phase for phase in timeline.phases if phase != UNKNOWN_PHASE or phase in called])
-    drawn, left_out = _chosen(timeline.spans)
+    names = list(dict.fromkeys(lane_of.values()))
+    calls = _calls(spans, lane_of, names)
     duration = max(timeline.duration, 0.001)
-    by_lane: dict[str, list[CallSpan]] = {name: [] for name in dict.fromkeys(lane_of.values())}
-    for span in sorted(drawn, key=lambda span: span.start):
+    view: View = "counts" if _drawn_as_counts(calls, duration) else "bars"
+    in_lane = numpy.bincount(calls.lane, minlength=len(names)).tolist()
+    at_once = _at_once(calls, len(names))
+    flagged = _flagged(calls)
+    bars: list[Bar] = []
+    marks: tuple[Mark, ...] = ()
+    counts = numpy.zeros((0, len(CALL_OUTCOMES), COLUMNS), dtype=int)
+    cut = False
+    if view == "bars":
+        lanes, bars = _bar_lanes(spans, lane_of, names, in_lane, at_once, duration)
+    else:
+        counts = _counts(calls, len(names), duration)
+        busiest = _busiest(counts)
+        lanes = [Lane(name, index * CHART_ROWS, CHART_ROWS, in_lane[index], at_once[index], busiest[index],
+                      duration / COLUMNS) for index, name in enumerate(names)]
+        marks = tuple(Mark(spans[index], int(calls.lane[index])) for index in flagged[:MAX_MARKS].tolist())
+        cut = _cut(counts, lanes)
+    unit = next((per, name) for limit, per, name in UNITS if duration < limit)
+    present = numpy.bincount(calls.outcome, minlength=len(CALL_OUTCOMES))
+    return TimelineLayout(view=view, bars=tuple(bars), counts=counts, marks=marks, lanes=tuple(lanes),
+                          rows=sum(lane.rows for lane in lanes), duration=duration, unit=unit,
+                          ticks=_ticks(duration, unit[0]),
+                          outcomes=tuple(o for o, n in zip(CALL_OUTCOMES, present.tolist(), strict=True) if n),
+                          tokens=_token_rows(timeline.tokens), labelled=_labels(bars, duration),
+                          resumes=_resumes(timeline, calls),
+                          caption=_caption(timeline, calls, view, duration, len(flagged), cut),
+                          listed=_listed(spans, calls, flagged))
+
+
+def _calls(spans: Sequence[CallSpan], lane_of: Mapping[str, str], names: Sequence[str]) -> _Columns:
+    """The columns of ``spans``, read a field at a time (a hundred thousand calls in milliseconds)."""
+    count = len(spans)
+    lane_index = {phase: names.index(lane) for phase, lane in lane_of.items()}
+
+    def column(field: int, dtype: type, lookup: Mapping | None = None) -> numpy.ndarray:
+        values = map(itemgetter(field), spans)
+        return numpy.fromiter(map(lookup.__getitem__, values) if lookup else values, dtype, count)
+
+    return _Columns(column(2, numpy.intp, lane_index), column(5, numpy.intp, OUTCOME_INDEX),
+                    column(7, numpy.intp), column(3, float), column(4, float))
+
+
+def _drawn_as_counts(calls: _Columns, duration: float) -> bool:
+    """Whether the calls are drawn as counts: more than ``MAX_BARS``, or more than ``FEW_CALLS`` whose median
+    duration (of those that ran: a cached call takes none) is under ``THINNEST`` pixel."""
+    if len(calls.start) > MAX_BARS:
+        return True
+    ran = calls.outcome != OUTCOME_INDEX["cached"]
+    if ran.sum() <= FEW_CALLS:
+        return False
+    return float(numpy.median(calls.end[ran] - calls.start[ran])) / duration * PLOT_WIDTH < THINNEST
+
+
+def _at_once(calls: _Columns, lanes: int) -> list[int]:
+    """The most calls of each lane running at one moment, a call running from its start until its end (one that
+    ends as another starts is not running with it, and one that took no time runs at its start; a cached call was
+    never run and is left out). At each start, the calls started by then less those ended by then."""
+    ran = calls.outcome != OUTCOME_INDEX["cached"]
+    ends = numpy.maximum(calls.end, numpy.nextafter(calls.start, math.inf))
+    peaks = []
+    for lane in range(lanes):
+        mine = ran & (calls.lane == lane)
+        starts = numpy.sort(calls.start[mine])
+        running = numpy.arange(1, len(starts) + 1) - numpy.searchsorted(numpy.sort(ends[mine]), starts, "right")
+        peaks.append(int(running.max(initial=0)))
+    return peaks
+
+
+def _counts(calls: _Columns, lanes: int, duration: float) -> numpy.ndarray:
+    """The calls running in each slice, by lane, outcome and slice: a call counts in every slice from its start's
+    to its end's. One step up where each call starts and one down after it ends, summed along the slices."""
+    width = duration / COLUMNS
+    first = numpy.clip((calls.start / width).astype(numpy.intp), 0, COLUMNS - 1)
+    last = numpy.clip((calls.end / width).astype(numpy.intp), first, COLUMNS - 1)
+    row = (calls.lane * len(CALL_OUTCOMES) + calls.outcome) * (COLUMNS + 1)
+    size = lanes * len(CALL_OUTCOMES) * (COLUMNS + 1)
+    steps = numpy.bincount(row + first, minlength=size) - numpy.bincount(row + last + 1, minlength=size)
+    return numpy.cumsum(steps.reshape(lanes, len(CALL_OUTCOMES), COLUMNS + 1), axis=2)[:, :, :COLUMNS]
+
+
+def _busiest(counts: numpy.ndarray) -> list[int]:
+    """Each lane's most calls running in one slice, of the calls that ran (when any did): a resume serves every
+    call it can from the journal in a moment, and a lane scaled to that moment would flatten the calls that ran."""
+    cached = OUTCOME_INDEX["cached"]
+    ran = numpy.delete(counts, cached, axis=1).sum(axis=1).max(axis=1, initial=0)
+    return numpy.where(ran > 0, ran, counts[:, cached].max(axis=1, initial=0)).tolist()
+
+
+def _cut(counts: numpy.ndarray, lanes: Sequence[Lane]) -> bool:
+    """Whether any column of the counts view is cut at its lane's top: calls from the journal above the busiest
+    slice of the calls that ran."""
+    return any(int(lane_counts.sum(axis=0).max(initial=0)) > lane.busiest for lane_counts, lane in
+               zip(counts, lanes, strict=True))
+
+
+def _flagged(calls: _Columns) -> numpy.ndarray:
+    """The indices of the flagged calls, in ``FLAGGED`` order, each outcome's in time order."""
+    rank = numpy.array([FLAGGED.index(o) if o in FLAGGED else len(FLAGGED) for o in CALL_OUTCOMES])[calls.outcome]
+    chosen = numpy.flatnonzero(rank < len(FLAGGED))
+    return chosen[numpy.lexsort((calls.start[chosen], rank[chosen]))]
+
+
+def _bar_lanes(spans: Sequence[CallSpan], lane_of: Mapping[str, str], names: Sequence[str], in_lane: Sequence[int],
+               at_once: Sequence[int], duration: float) -> tuple[list[Lane], list[Bar]]:
+    """Each lane with its bars in rows, laid from the top."""
+    by_lane: dict[str, list[CallSpan]] = {name: [] for name in names}
+    for span in sorted(spans, key=lambda span: span.start):
         by_lane[lane_of[span.phase]].append(span)
     lanes, bars, first_row = [], [], 0
-    for name, lane_spans in by_lane.items():
+    for index, (name, lane_spans) in enumerate(by_lane.items()):
         rows = _rows(lane_spans, duration * MIN_BAR / PLOT_WIDTH)
         bars += [Bar(span, first_row + row) for span, row in zip(lane_spans, rows, strict=True)]
-        lanes.append(Lane(name, first_row, max(rows, default=0) + 1))
+        lanes.append(Lane(name, first_row, max(rows, default=0) + 1, in_lane[index], at_once[index]))
         first_row += lanes[-1].rows
-    unit = next((per, name) for limit, per, name in UNITS if duration < limit)
-    present = {bar.span.outcome for bar in bars}
-    labelled = _labels(bars, duration)
-    return TimelineLayout(bars=tuple(bars), lanes=tuple(lanes), rows=first_row, duration=duration, unit=unit,
-                          ticks=_ticks(duration, unit[0]), outcomes=tuple(o for o in CALL_OUTCOMES if o in present),
-                          tokens=_token_rows(timeline.tokens), labelled=tuple(labelled),
-                          resumes=_resumes(timeline),
-                          caption=_caption(timeline, left_out, lane_of))
-
-
-def _chosen(spans: Sequence[CallSpan]) -> tuple[list[CallSpan], list[CallSpan]]:
-    """(the spans drawn, the spans left out): all of them up to ``MAX_BARS``; beyond, the failed, unfinished and
-    cancelled ones first (in that order, up to half), then every n-th of the others in time order."""
-    if len(spans) <= MAX_BARS:
-        return list(spans), []
-    first = sorted((span for span in spans if span.outcome in ALWAYS_DRAWN),
-                   key=lambda span: ALWAYS_DRAWN.index(span.outcome))[: MAX_BARS // 2]
-    chosen = {id(span) for span in first}
-    others = sorted((span for span in spans if id(span) not in chosen), key=lambda span: span.start)
-    room = MAX_BARS - len(first)
-    picks = {round(index * (len(others) - 1) / max(room - 1, 1)) for index in range(room)}
-    drawn = first + [others[index] for index in sorted(picks)]
-    taken = {id(span) for span in drawn}
-    return drawn, [span for span in spans if id(span) not in taken]
+    return lanes, bars
 
 
 def _labels(bars: Sequence[Bar], duration: float) -> tuple[BarLabel, ...]:
@@ -198,20 +380,20 @@ def _labels(bars: Sequence[Bar], duration: float) -> tuple[BarLabel, ...]:
     return tuple(sorted((flagged + others)[:MAX_LABELS], key=lambda label: label.bar.span.start))
 
 
-def _resumes(timeline: Timeline) -> tuple[tuple[AttemptStart, str], ...]:
+def _resumes(timeline: Timeline, calls: _Columns) -> tuple[tuple[AttemptStart, str], ...]:
     """Each attempt after the first, with what its calls did (``attempt 2 · 10 cached``): a resume served from the
-    journal takes a moment, so its calls are a thin column of ticks the words explain."""
-    if len(timeline.attempts) < 2:
-        return ()
-    counts: dict[int, Counter[str]] = {}
-    for span in timeline.spans:
-        counts.setdefault(span.attempt, Counter())[span.outcome] += 1
+    journal takes a moment, so its calls are a thin column the words explain."""
     resumes = []
     for start in timeline.attempts[1:]:
-        calls = counts.get(start.number, Counter())
-        did = ", ".join(f"{calls[outcome]:,} {outcome}" for outcome in CALL_OUTCOMES if calls[outcome])
+        counts = numpy.bincount(calls.outcome[calls.attempt == start.number], minlength=len(CALL_OUTCOMES))
+        did = _outcome_words(counts)
         resumes.append((start, f"attempt {start.number} · {did or 'no calls'}"))
     return tuple(resumes)
+
+
+def _outcome_words(counts: numpy.ndarray) -> str:
+    """``1,990 live, 10 failed``: how many calls of each outcome, from their count in ``CALL_OUTCOMES`` order."""
+    return ", ".join(f"{n:,} {outcome}" for outcome, n in zip(CALL_OUTCOMES, counts.tolist(), strict=True) if n)
 
 
 def _lane_names(phases: Sequence[str]) -> dict[str, str]:
@@ -262,35 +444,71 @@ def _token_rows(tokens: Sequence[PhaseTokens]) -> tuple[PhaseTokens, ...]:
     return (*kept, merged, *unknown)
 
 
-def _caption(timeline: Timeline, left_out: Sequence[CallSpan], lane_of: dict[str, str]) -> tuple[str, ...]:
-    spans = timeline.spans
-    counts = Counter(span.outcome for span in spans)
-    attempts = len(timeline.attempts)
-    kinds = ", ".join(f"{counts[outcome]:,} {outcome}" for outcome in CALL_OUTCOMES if counts[outcome])
-    lines = [(f"{len(spans):,} calls ({kinds}) over {seconds(timeline.duration)}" if spans else "no agent calls")
+def _caption(timeline: Timeline, calls: _Columns, view: View, duration: float, flagged: int, cut: bool) -> tuple[
+        str, ...]:
+    """What the run did, in one line; the idle time left out of the axis; how to read the view; the note."""
+    count, attempts = len(calls.start), len(timeline.attempts)
+    kinds = _outcome_words(numpy.bincount(calls.outcome, minlength=len(CALL_OUTCOMES)))
+    lines = [(f"{count:,} calls ({kinds}) over {seconds(timeline.duration)}" if count else "no agent calls")
              + (f" in {attempts} attempts" if attempts > 1 else "")]
     lines += [f"attempt {start.number} began after {seconds(start.idle_before)} idle, left out of the time axis"
               for start in timeline.attempts if start.idle_before >= 1.0]
-    if left_out:
-        lines.append(f"drew {len(spans) - len(left_out):,} of {len(spans):,} calls: the failed, unfinished and "
-                     "cancelled, then an even sample over time; not drawn:")
-        lines += _counted_per_lane(left_out, lane_of)
+    if view == "bars" and count:
+        lines.append(f"Each bar is a call from its start to its end (at least {MIN_BAR:g} px wide); overlapping bars "
+                     f"stack in rows, at most {MAX_ROWS} a lane.")
+    elif view == "counts":
+        lines += _counts_words(calls, duration, flagged, cut)
     if timeline.note:
         lines.append(timeline.note)
     return tuple(lines)
 
 
-def _counted_per_lane(spans: Sequence[CallSpan], lane_of: dict[str, str]) -> list[str]:
-    """A line for each of the first ``CAPTION_PHASES`` lanes: how many of ``spans`` it has, of which outcomes."""
-    per_lane: dict[str, Counter[str]] = {lane: Counter() for lane in dict.fromkeys(lane_of.values())}
-    for span in spans:
-        per_lane[lane_of[span.phase]][span.outcome] += 1
-    per_lane = {lane: counts for lane, counts in per_lane.items() if counts}
-    lines = [f"{lane}: {sum(counts.values()):,} ({', '.join(f'{n:,} {o}' for o, n in counts.most_common())})"
-             for lane, counts in list(per_lane.items())[:CAPTION_PHASES]]
-    if len(per_lane) > CAPTION_PHASES:
-        lines.append(f"and {len(per_lane) - CAPTION_PHASES} more phases")
+def _counts_words(calls: _Columns, duration: float, flagged: int, cut: bool) -> list[str]:
+    """How to read the counts view, and why the picture counts rather than draws its calls."""
+    ran = calls.outcome != OUTCOME_INDEX["cached"]
+    median = float(numpy.median(calls.end[ran] - calls.start[ran])) if ran.any() else 0.0
+    width = median / duration * PLOT_WIDTH
+    why = (f"Too many calls to draw one by one (more than {MAX_BARS:,})" if len(calls.start) > MAX_BARS else
+           f"Calls too short to draw one by one (the median lasts {seconds(median)}, {width:.2g} px on this axis)")
+    lines = [f"{why}, so each lane counts them over time:",
+             f"how many of its calls were running in each {seconds(duration / COLUMNS)} slice (one pixel column), "
+             "stacked by how they went, scaled to its busiest slice."]
+    if cut:
+        lines.append("A resume serves its calls from the journal in a moment: their columns are cut at the top of the "
+                     "lane, whose scale is the calls that ran.")
+    if flagged:
+        ticked = "" if flagged <= MAX_MARKS else f" (the first {MAX_MARKS} of {flagged:,})"
+        lines.append(f"A tick marks each failed, unfinished, cancelled or retried call{ticked}; they are listed "
+                     "under the picture.")
     return lines
+
+
+def _listed(spans: Sequence[CallSpan], calls: _Columns, flagged: numpy.ndarray) -> tuple[str, ...]:
+    """The first ``LISTED`` flagged calls by name, then how many more of each flagged outcome."""
+    named = [spans[index] for index in flagged[:LISTED].tolist()]
+    lines = [call_words(span) for span in named]
+    if len(flagged) > LISTED:
+        rest = Counter(dict(zip(CALL_OUTCOMES, numpy.bincount(calls.outcome[flagged],
+                                                              minlength=len(CALL_OUTCOMES)).tolist(), strict=True)))
+        rest.subtract(span.outcome for span in named)
+        lines.append(f"and {len(flagged) - LISTED:,} more: "
+                     + ", ".join(f"{rest[outcome]:,} {outcome}" for outcome in FLAGGED if rest[outcome]))
+    return tuple(lines)
+
+
+def stacked(counts: numpy.ndarray, busiest: int, room: float, least: float) -> numpy.ndarray:
+    """The top of each outcome's part of each column of a lane's ``counts`` (outcomes by slices), stacked from 0 in
+    ``CALL_OUTCOMES`` order and scaled so that the busiest slice is ``room`` high; a part that holds any call is at
+    least ``least`` high (a lone failure among thousands of answers still shows), the whole never above ``room``."""
+    heights = numpy.where(counts > 0, numpy.maximum(counts * (room / max(busiest, 1)), least), 0.0)
+    return numpy.minimum(numpy.cumsum(heights, axis=0), room)
+
+
+def call_words(span: CallSpan) -> str:
+    """A flagged call in a line: ``failed: verify (Verify, attempt 1, 100 ms) · TimeoutError``."""
+    error = f" · {clip(span.error, ERROR_CHARS)}" if span.error else ""
+    return (f"{span.outcome}: {clip(span.label, LABEL_CHARS)} ({clip(span.phase, PHASE_CHARS)}, attempt "
+            f"{span.attempt}, {seconds(span.end - span.start)}){error}")
 
 
 def seconds(value: float) -> str:

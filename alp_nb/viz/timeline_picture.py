@@ -16,26 +16,26 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from alp_nb.replay.locate import timeline_of
-from alp_nb.replay.timeline import CALL_OUTCOMES, CallSpan, Timeline
+from alp_nb.replay.timeline import CALL_OUTCOMES, Timeline
 
 from .geometry import clip
+from .pictures import Picture
 from .terminal import plain_line
-from .timeline_layout import MAX_LANES, TimelineLayout, seconds, timeline_layout
+from .timeline_layout import COLUMNS, MAX_LANES, TimelineLayout, seconds, timeline_layout
 from .timeline_svg import timeline_svg
-from .views import mimebundle
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 PHASE_CHARS = 30
-LABEL_CHARS = 60
-NOTABLE = ("failed", "unfinished", "retried")
-"""The outcomes whose calls the text names one by one (at most ``NOTABLE_SHOWN``)."""
-NOTABLE_SHOWN = 10
+SPARK_CHARS = 64
+"""The characters of a lane's calls over time in the text of the counts view: each the busiest of its slices."""
+SPARKS = " ▁▂▃▄▅▆▇█"
+"""A slice's calls as a character, from none to the lane's busiest."""
 
 
 @dataclass(frozen=True)
-class RunTimeline:
+class RunTimeline(Picture):
     """A run's agent calls over time, lane by lane per phase, and its tokens by phase."""
 
     timeline: Timeline
@@ -57,9 +57,6 @@ class RunTimeline:
 
         return draw_timeline(self.timeline.title, self.layout, ax)
 
-    def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict[str, str]:
-        return mimebundle(self)
-
 
 def run_timeline(run: Any) -> RunTimeline:
     """The timeline picture of ``run``: any run ``replay.record_of`` reads, or a ``Timeline``.
@@ -70,39 +67,54 @@ def run_timeline(run: Any) -> RunTimeline:
     >>> print(run_timeline(Timeline("review", spans)).to_text())
     review
     2 calls (1 live, 1 failed) over 500 ms
-      phase   calls  live  failed  call time  tokens this attempt  all attempts
-      Review      1     1       0     400 ms                    0             0
-      Verify      1     0       1     100 ms                    0             0
-      failed: verify (Verify, attempt 1, 100 ms)
+    Each bar is a call from its start to its end (at least 3 px wide); overlapping bars stack in rows, at most 8 a lane.
+      phase   calls  at once  live  failed  call time  tokens this attempt  all attempts
+      Review      1        1     1       0     400 ms                    0             0
+      Verify      1        1     0       1     100 ms                    0             0
+      failed: verify (Verify, attempt 1, 100 ms) · TimeoutError
     """
     return RunTimeline(timeline_of(run))
 
 
 def timeline_text(timeline: Timeline, layout: TimelineLayout) -> str:
-    """The title and caption, a table of the phases (calls by outcome, time in calls, tokens this attempt and in all),
-    then the calls that failed, were retried or never ended, by name."""
+    """The title and caption, a table of the phases (calls by outcome and at once, time in calls, tokens this
+    attempt and in all), in the counts view each lane's calls over time, then the flagged calls by name."""
     tallies = _tallies(timeline)
+    at_once = {lane.phase: lane.at_once for lane in layout.lanes}
     outcomes = [outcome for outcome in CALL_OUTCOMES if any(tally.calls[outcome] for _, tally in tallies)]
-    table = [["phase", "calls", *outcomes, "call time", "tokens this attempt", "all attempts"]]
-    table += [[plain_line(clip(phase, PHASE_CHARS)), f"{tally.calls.total():,}",
+    table = [["phase", "calls", "at once", *outcomes, "call time", "tokens this attempt", "all attempts"]]
+    table += [[plain_line(clip(phase, PHASE_CHARS)), f"{tally.calls.total():,}", f"{at_once.get(phase, 0):,}",
                *(f"{tally.calls[outcome]:,}" for outcome in outcomes), seconds(tally.busy), f"{tally.now:,}",
                f"{tally.total:,}"] for phase, tally in tallies]
-    widths = [max(len(row[column]) for row in table) for column in range(len(table[0]))]
-    lines = [plain_line(timeline.title), *map(plain_line, layout.caption)]
-    lines += ["  " + "  ".join(cell.ljust(width) if column == 0 else cell.rjust(width)
-                               for column, (cell, width) in enumerate(zip(row, widths, strict=True))).rstrip()
-              for row in table]
-    notable = sorted((span for span in timeline.spans if span.outcome in NOTABLE),
-                     key=lambda span: (NOTABLE.index(span.outcome), span.start))
-    lines += [f"  {span.outcome}: {_call(span)}" for span in notable[:NOTABLE_SHOWN]]
-    if len(notable) > NOTABLE_SHOWN:
-        lines.append(f"  and {len(notable) - NOTABLE_SHOWN:,} more failed, retried or unfinished calls")
+    lines = [plain_line(timeline.title), *map(plain_line, layout.caption), *_aligned(table)]
+    if layout.view == "counts":
+        lines += _over_time(layout)
+    lines += [f"  {plain_line(line)}" for line in layout.listed]
     return "\n".join(lines)
 
 
-def _call(span: CallSpan) -> str:
-    return (f"{plain_line(clip(span.label, LABEL_CHARS))} ({plain_line(clip(span.phase, PHASE_CHARS))}, "
-            f"attempt {span.attempt}, {seconds(span.end - span.start)})")
+def _aligned(table: list[list[str]]) -> list[str]:
+    """The rows of ``table``, indented, the first column to the left and the others to the right."""
+    widths = [max(len(row[column]) for row in table) for column in range(len(table[0]))]
+    return ["  " + "  ".join(cell.ljust(width) if column == 0 else cell.rjust(width)
+                             for column, (cell, width) in enumerate(zip(row, widths, strict=True))).rstrip()
+            for row in table]
+
+
+def _over_time(layout: TimelineLayout) -> list[str]:
+    """Each lane's calls over time as a line of ``SPARKS``, the busiest of each run of slices a character, ``█``
+    the lane's busiest, as its columns are drawn in the picture."""
+    per = COLUMNS // SPARK_CHARS
+    busiest = layout.counts.sum(axis=1).reshape(len(layout.lanes), SPARK_CHARS, per).max(axis=2)
+    names = [plain_line(clip(lane.phase, PHASE_CHARS)) for lane in layout.lanes]
+    width = max(map(len, names), default=0)
+    lines = [f"  calls running over time, a character for each {seconds(layout.duration / SPARK_CHARS)} "
+             f"(the busiest of its {per} slices):"]
+    for name, lane, row in zip(names, layout.lanes, busiest.tolist(), strict=True):
+        top = len(SPARKS) - 1
+        sparks = "".join(SPARKS[min(-(-count * top // lane.busiest), top)] if count else SPARKS[0] for count in row)
+        lines.append(f"  {name.ljust(width)}  {sparks}  {', '.join(lane.details)}".rstrip())
+    return lines
 
 
 @dataclass
@@ -139,15 +151,3 @@ def _tallies(timeline: Timeline) -> list[tuple[str, _Tally]]:
         merged.add(tallies[phase])
     return [*((phase, tallies[phase]) for phase in phases[: MAX_LANES - 1]),
             (f"{len(phases) - MAX_LANES + 1} more phases", merged)]
-
-
-def run_timeline_html(picture: RunTimeline) -> str:
-    return f'<div class="alp-picture" style="overflow-x:auto;max-width:100%">{picture.to_svg()}</div>'
-
-
-def run_timeline_svg(picture: RunTimeline) -> str:
-    return picture.to_svg()
-
-
-def run_timeline_text(picture: RunTimeline) -> str:
-    return picture.to_text()

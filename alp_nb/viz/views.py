@@ -3,7 +3,9 @@
 The core layers hold no display code at all. A view is a set of functions in
 one viz module, named ``<view>_<format>`` (``agent_card_html``,
 ``agent_card_text``); ``render(obj, fmt)`` finds the view of the object's class
-(or of the nearest base class that has one) and calls it. The table holds
+(or of the nearest base class that has one) and calls it. A view that draws only
+some formats of some objects (a picture without a Mermaid form) says which with
+``<view>_formats(obj)``. The table holds
 names, not classes, so reading it imports nothing: ``alp_nb.viz.display``
 registers every class with IPython by name, and a module is imported only when
 one of its objects is shown.
@@ -55,8 +57,6 @@ VIEWS: Mapping[str, tuple[str, str]] = MappingProxyType({
     "alp_nb.loops.contract_diff.ContractDiff": ("alp_nb.viz.contract_changes", "contract_diff"),
     "alp_nb.loops.learn.LearnedFindings": ("alp_nb.viz.contract_changes", "learned_findings"),
     "alp_nb.viz.pictures.Picture": ("alp_nb.viz.pictures", "picture"),
-    "alp_nb.viz.timeline_picture.RunTimeline": ("alp_nb.viz.timeline_picture", "run_timeline"),
-    "alp_nb.viz.matrix_picture.MatrixPicture": ("alp_nb.viz.matrix_picture", "matrix_picture"),
 })
 """Each core class (``module.Class``) and its view: the viz module and the stem of its functions."""
 
@@ -102,4 +102,8 @@ def _drawer(obj: Any, fmt: Format) -> Any:
     if view is None:
         return None
     module, stem = view
-    return getattr(import_module(module), f"{stem}_{fmt}", None)
+    found = import_module(module)
+    formats = getattr(found, f"{stem}_formats", None)
+    if formats is not None and fmt not in formats(obj):
+        return None
+    return getattr(found, f"{stem}_{fmt}", None)

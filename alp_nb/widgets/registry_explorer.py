@@ -44,8 +44,9 @@ VALUE_CHARS = 120
 
 
 class RegistryExplorer(widgets.VBox):
-    """``role`` selects a role: ``card``, ``graph`` (the delegation graph with the role highlighted) and ``machine``
-    redraw, and the role becomes the form's ``actor`` (type another to ask for it). The what-if form
+    """``role`` selects a role: ``card``, ``graph`` (the delegation graph with the role highlighted; with
+    ``focus`` ticked, the role's neighbourhood only: a team of forty is otherwise a wall of boxes) and
+    ``machine`` redraw, and the role becomes the form's ``actor`` (type another to ask for it). The what-if form
     (``request_type``, ``actor`` and the fields of that type, in ``fields``) is asked with ``ask_button``, or from
     code with ``ask(request)``; ``answer`` shows the last ``Authorization``, which is kept in ``authorization``
     (None before the first question)."""
@@ -56,7 +57,9 @@ class RegistryExplorer(widgets.VBox):
         ids = registry.ids()
         self.role = widgets.Dropdown(options=[(_label(each), each) for each in ids], description="role")
         self.card, self.graph, self.machine = widgets.HTML(), widgets.HTML(), widgets.HTML()
-        self.views = widgets.Tab(children=[self.card, self.graph, self.machine],
+        self.focus = widgets.Checkbox(description="only this role, the roles above it and those under it",
+                                      layout=FIELD_LAYOUT)
+        self.views = widgets.Tab(children=[self.card, widgets.VBox([self.focus, self.graph]), self.machine],
                                  titles=("card", "delegation", "state machine"))
         self.request_type = widgets.Dropdown(options=REQUEST_TYPES, description="request")
         self.actor = _combo("actor", ids, "a role id")
@@ -85,6 +88,7 @@ class RegistryExplorer(widgets.VBox):
                           self.ask_button, self.answer])
         self.add_class("alp-registry-explorer")
         self.role.observe(self._show_role, names="value")
+        self.focus.observe(self._show_role, names="value")
         self.request_type.observe(self._show_fields, names="value")
         self.ask_button.on_click(self._ask_form)
         self._show_role()
@@ -187,7 +191,8 @@ class RegistryExplorer(widgets.VBox):
             return
         definition = self.registry.get(self.role.value)
         self.card.value = plain(render(definition, "html"))
-        self.graph.value = picture_html(delegation_graph(self.registry, highlight=definition.id))
+        focus = definition.id if self.focus.value else None
+        self.graph.value = picture_html(delegation_graph(self.registry, highlight=definition.id, focus=focus))
         self.machine.value = picture_html(state_machine(definition))
         self.actor.value = definition.id
 
