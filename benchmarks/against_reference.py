@@ -212,7 +212,7 @@ def child(what: str, store: str) -> None:
 
     import alp_nb as alp
     from alp_nb.replay import load_run
-    from alp_nb.viz.timeline_picture import run_timeline
+    from alp_nb.viz.pictures.timeline_picture import run_timeline
 
     if what == "viewer":
         alp.RunViewer  # noqa: B018  the widget's imports (ipywidgets), before the clock

@@ -52,7 +52,7 @@ from alp_nb.agents import create_agent_registry
 from alp_nb.loops import LoopContract
 from alp_nb.replay import timeline_of
 from alp_nb.runtime import MockAgentRunner, RunStore, run_workflow
-from alp_nb.viz.timeline_picture import RunTimeline
+from alp_nb.viz.pictures.timeline_picture import RunTimeline
 
 CONTRACT = Path(__file__).resolve().parents[1] / "examples" / "contracts" / "flaky-test-quarantine-loop.json"
 TESTS = Path(__file__).resolve().parents[1] / "tests"

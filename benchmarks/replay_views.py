@@ -48,7 +48,7 @@ def child(task: str, side: str, root: str, run_id: str, out: str) -> None:
         from alp_nb.replay import load_run
 
         if task == "export":
-            from alp_nb.viz.run_page import export_run
+            from alp_nb.viz.views.run_page import export_run
 
         start = time.perf_counter()
         record = load_run(run_id, store=root)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import alp_nb as alp
 from alp_nb.runtime import MockAgentRunner, RunStore, run_workflow_sync
-from alp_nb.viz.views import render
+from alp_nb.viz.rendering import render
 
 HERE = Path(__file__).resolve().parent
 EXAMPLES = HERE.parent / "examples" / "contracts"

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from alp_nb.replay.timeline import Timeline
-from alp_nb.viz.gallery import register_picture, sample_timeline
-from alp_nb.viz.geometry import clip
-from alp_nb.viz.pictures import Picture
-from alp_nb.viz.svg import FONT, xml_text
+from alp_nb.viz.models.geometry import clip
+from alp_nb.viz.pictures.gallery import register_picture, sample_timeline
+from alp_nb.viz.pictures.picture import Picture
+from alp_nb.viz.renderers.svg import FONT, xml_text
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, settings, strategies as st
 from loop_contract_samples import CLEAN
 
 from alp_nb.loops import Expectations, LoopContract
-from alp_nb.viz.gallery import sample_contract, sample_role, sample_timeline
+from alp_nb.viz.pictures.gallery import sample_contract, sample_role, sample_timeline
 
 FRAGMENTS = ['<script>alert(1)</script>', '"><img src=x onerror=alert(1)>', "</svg>", "]]>", "<![CDATA[", "&amp;",
              "' onload='x", "\u202eevil", "zero\u200bwidth", "\x1b[2J", "\ud800", "--> x", '"]', "|x|", "#quot;"]

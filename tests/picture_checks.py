@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from itertools import pairwise
 
-from alp_nb.viz.diagram import Diagram
-from alp_nb.viz.geometry import edge_path, geometry
+from alp_nb.viz.models.diagram import Diagram
+from alp_nb.viz.models.geometry import edge_path, geometry
 
 
 def crossings(pic: Diagram) -> list[tuple[str, str, str]]:

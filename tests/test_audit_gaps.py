@@ -9,8 +9,8 @@ import jsonschema
 from pydantic import BaseModel
 
 from alp_nb.runtime import MockAgentRunner, RunStore, WorkflowRegistry, run_workflow
-from alp_nb.viz.palette import CURRENT
-from alp_nb.viz.views import render
+from alp_nb.viz.models.palette import CURRENT
+from alp_nb.viz.rendering import render
 from alp_nb.workflow import WorkflowRunner, define_linear_workflow
 
 

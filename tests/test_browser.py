@@ -47,7 +47,7 @@ from runtime_support import FailingRunner
 from alp_nb.replay import load_run
 from alp_nb.runtime import RunStore, run_workflow_sync
 from alp_nb.viz import export_run
-from alp_nb.viz.gallery import PICTURES
+from alp_nb.viz.pictures.gallery import PICTURES
 from alp_nb.widgets.gallery import WIDGETS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -285,7 +285,8 @@ def _gallery_notebook() -> nbformat.NotebookNode:
     modules = sorted({kind.module for kind in (*PICTURES, *WIDGETS)})
     setup = "\n".join([
         "import importlib, sys, tempfile", "from pathlib import Path", f"sys.path[:0] = [{str(TESTS)!r}]",
-        "import alp_nb as alp", "from alp_nb.viz.gallery import PICTURES", "from alp_nb.widgets.gallery import WIDGETS",
+        "import alp_nb as alp", "from alp_nb.viz.pictures.gallery import PICTURES",
+        "from alp_nb.widgets.gallery import WIDGETS",
         "from scale_samples import custom_agent_project, scale_run",
         f"for module in {modules!r}:", "    importlib.import_module(module)",
         "pictures, widgets = {k.name: k for k in PICTURES}, {k.name: k for k in WIDGETS}",

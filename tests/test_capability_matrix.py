@@ -10,10 +10,10 @@ import matplotlib
 import pytest
 
 from alp_nb.agents import TOOL_CATALOG, builtin_registry
-from alp_nb.viz.capabilities import GRANT_COLUMNS, capability_matrix
-from alp_nb.viz.matrix import Cell, Matrix, Row
-from alp_nb.viz.matrix_picture import MatrixPicture
-from alp_nb.viz.views import formats_of, render
+from alp_nb.viz.models.matrix import Cell, Matrix, Row
+from alp_nb.viz.pictures.capabilities import GRANT_COLUMNS, capability_matrix
+from alp_nb.viz.pictures.matrix_picture import MatrixPicture
+from alp_nb.viz.rendering import formats_of, render
 from alp_nb.workflow import WorkflowExecutionState, effective_tools
 
 matplotlib.use("Agg")

@@ -22,7 +22,7 @@ from alp_nb.agents import (
     short_hash,
 )
 from alp_nb.cli import main
-from alp_nb.viz import agent_reports as views
+from alp_nb.viz.views import agent_reports as views
 
 BUILTINS = {definition.id: definition for definition in BUILTIN_AGENTS}
 NEVER_TRUSTED = "never trusted — run `alp-nb agent add` to approve it"

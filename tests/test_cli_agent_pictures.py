@@ -11,7 +11,7 @@ from custom_agent_files import write_agent
 
 from alp_nb.agents import TOOL_CATALOG, TrustStore, load_project_agents
 from alp_nb.cli import main
-from alp_nb.viz.delegation import REPORTS_ONLY
+from alp_nb.viz.pictures.delegation import REPORTS_ONLY
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from custom_agent_files import write_agent
 
 from alp_nb.agents import POLICY_ERROR_CODES, TrustStore, load_project_agents
 from alp_nb.cli import main
-from alp_nb.viz.policy_codes import POLICY_RULES
+from alp_nb.viz.views.policy_codes import POLICY_RULES
 
 
 @pytest.fixture

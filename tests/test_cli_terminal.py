@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from alp_nb.viz import runs, terminal
+from alp_nb.viz import terminal
+from alp_nb.viz.views import runs
 
 CLI = Path(terminal.__file__).resolve().parents[1] / "cli"
 

@@ -7,7 +7,7 @@ from datetime import date
 from pathlib import Path
 
 from alp_nb.loops import LoopContract, diff_contracts
-from alp_nb.viz.views import render
+from alp_nb.viz.rendering import render
 
 FLAKY = LoopContract.load(Path(__file__).resolve().parents[1] / "examples" / "contracts"
                           / "flaky-test-quarantine-loop.json")

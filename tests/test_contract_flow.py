@@ -12,13 +12,13 @@ from loop_contract_samples import CLEAN, edit
 
 from alp_nb.loops import OUTCOMES, LoopContract
 from alp_nb.loops.review_packet import outcome_owner
-from alp_nb.viz.contract_picture import contract_flow, flow_diagram
-from alp_nb.viz.diagram import Edge, Node, diagram
-from alp_nb.viz.geometry import EDGE_LABEL_SIZE, edge_path, geometry
-from alp_nb.viz.packet_documents import review_packet
-from alp_nb.viz.pictures import Picture
-from alp_nb.viz.text_width import text_width
-from alp_nb.viz.views import render
+from alp_nb.viz.models.diagram import Edge, Node, diagram
+from alp_nb.viz.models.geometry import EDGE_LABEL_SIZE, edge_path, geometry
+from alp_nb.viz.models.text_width import text_width
+from alp_nb.viz.pictures.contract_picture import contract_flow, flow_diagram
+from alp_nb.viz.pictures.picture import Picture
+from alp_nb.viz.rendering import render
+from alp_nb.viz.views.packet_documents import review_packet
 
 matplotlib.use("Agg")
 SVG = "{http://www.w3.org/2000/svg}"

@@ -10,7 +10,7 @@ from loop_contract_samples import CLEAN, edit
 
 from alp_nb.loops import LoopContract
 from alp_nb.loops.lint import lint_contract
-from alp_nb.viz.views import render
+from alp_nb.viz.rendering import render
 
 HOSTILE = '<script>alert("x")</script>'
 

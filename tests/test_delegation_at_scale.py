@@ -11,11 +11,11 @@ import pytest
 from scale_samples import custom_agent_project
 
 from alp_nb.agents import builtin_registry
-from alp_nb.viz.delegation import GROUPS, PRINCIPAL_NODE, delegation_graph, role_node
-from alp_nb.viz.diagram import Edge, Node, diagram
 from alp_nb.viz.errors import VizError
-from alp_nb.viz.geometry import LABEL_SIZE, MAX_WIDTH, PAD_X, caption_lines, edge_path, geometry, legend_entries
-from alp_nb.viz.text_width import text_width
+from alp_nb.viz.models.diagram import Edge, Node, diagram
+from alp_nb.viz.models.geometry import LABEL_SIZE, MAX_WIDTH, PAD_X, caption_lines, edge_path, geometry, legend_entries
+from alp_nb.viz.models.text_width import text_width
+from alp_nb.viz.pictures.delegation import GROUPS, PRINCIPAL_NODE, delegation_graph, role_node
 
 
 @pytest.fixture(scope="module")

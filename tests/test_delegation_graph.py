@@ -21,7 +21,7 @@ from alp_nb.agents import (
     load_project_agents,
     project_registry,
 )
-from alp_nb.viz.delegation import PRINCIPAL_NODE, REPORTS_ONLY, delegation_graph, role_node
+from alp_nb.viz.pictures.delegation import PRINCIPAL_NODE, REPORTS_ONLY, delegation_graph, role_node
 
 matplotlib.use("Agg")
 SVG = "{http://www.w3.org/2000/svg}"
@@ -166,7 +166,7 @@ def test_a_highlighted_role_alone_is_marked_current_and_the_legend_says_it_is_th
 
 
 def test_the_highlight_is_drawn_in_the_current_colour_in_svg_and_marked_in_text_and_mermaid():
-    from alp_nb.viz.palette import CURRENT
+    from alp_nb.viz.models.palette import CURRENT
 
     picture = delegation_graph(builtin_registry(), highlight="titling")
     fills = {group.get("data-node"): group.find(f"{SVG}rect").get("fill")

@@ -6,13 +6,13 @@ import matplotlib
 import pytest
 from picture_checks import crossings
 
-from alp_nb.viz.diagram import Edge, Node, diagram
-from alp_nb.viz.diagram_picture import DiagramPicture
-from alp_nb.viz.geometry import geometry
-from alp_nb.viz.mermaid import diagram_mermaid, mermaid_text
-from alp_nb.viz.outline import diagram_text
-from alp_nb.viz.svg import diagram_svg, xml_text
-from alp_nb.viz.views import render
+from alp_nb.viz.models.diagram import Edge, Node, diagram
+from alp_nb.viz.models.geometry import geometry
+from alp_nb.viz.pictures.diagram_picture import DiagramPicture
+from alp_nb.viz.renderers.mermaid import diagram_mermaid, mermaid_text
+from alp_nb.viz.renderers.outline import diagram_text
+from alp_nb.viz.renderers.svg import diagram_svg, xml_text
+from alp_nb.viz.rendering import render
 
 matplotlib.use("Agg")
 SVG = "{http://www.w3.org/2000/svg}"
@@ -121,7 +121,7 @@ def skipping(direction):
 
 @pytest.mark.parametrize("direction", ["down", "right"])
 def test_an_arrow_that_skips_layers_goes_round_the_boxes_between_and_stays_on_the_page(direction):
-    from alp_nb.viz.geometry import edge_path
+    from alp_nb.viz.models.geometry import edge_path
 
     pic = skipping(direction)
     assert crossings(pic) == []
@@ -131,7 +131,7 @@ def test_an_arrow_that_skips_layers_goes_round_the_boxes_between_and_stays_on_th
 
 
 def test_a_caption_has_its_own_line_between_the_title_and_the_boxes():
-    from alp_nb.viz.geometry import CAPTION_HEIGHT, content_top
+    from alp_nb.viz.models.geometry import CAPTION_HEIGHT, content_top
 
     with_caption, without = skipping("down"), diagram("Skips", [Node("a", "A")], [])
     assert content_top(with_caption) == content_top(without) + CAPTION_HEIGHT

@@ -14,7 +14,7 @@ import alp_nb
 from alp_nb.viz import VizError, mimebundle, render
 from alp_nb.viz.display import install
 from alp_nb.viz.html import svg_as_images
-from alp_nb.viz.views import VIEWS, formats_of, view_of
+from alp_nb.viz.rendering import VIEWS, formats_of, view_of
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,8 @@ import importlib
 
 import pytest
 
-PICTURE_MODULES = ("alp_nb.viz.delegation", "alp_nb.viz.state_machines", "alp_nb.viz.capabilities",
-                   "alp_nb.viz.contract_picture", "alp_nb.viz.timeline_picture")
+PICTURE_MODULES = tuple(f"alp_nb.viz.pictures.{name}" for name in (
+    "delegation", "state_machines", "capabilities", "contract_picture", "timeline_picture"))
 
 
 @pytest.mark.parametrize("name", PICTURE_MODULES)

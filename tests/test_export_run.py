@@ -20,8 +20,9 @@ from s16_support import CRASH, CRASHED_CALLS, write_s16_run
 from alp_nb.cli import main
 from alp_nb.replay import fork_run, load_run
 from alp_nb.runtime import WorkflowRegistry, run_workflow
-from alp_nb.viz import VizError, export_run, run_page as page_module
-from alp_nb.viz.run_page import POLICY, SCRIPT, SCRIPT_HASH, run_page
+from alp_nb.viz import VizError, export_run
+from alp_nb.viz.views import run_page as page_module
+from alp_nb.viz.views.run_page import POLICY, SCRIPT, SCRIPT_HASH, run_page
 
 HOSTILE = "".join(fragment for fragment in FRAGMENTS if fragment != "\ud800")  # a run refuses lone surrogates
 ROW = re.compile(r'<tr data-outcome="([^"]*)" data-phase="([^"]*)">')

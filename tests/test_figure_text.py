@@ -4,7 +4,7 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-from alp_nb.viz.figure_text import drawable
+from alp_nb.viz.renderers.figure_text import drawable
 
 
 def test_text_the_font_can_draw_is_kept_as_written():

@@ -22,8 +22,8 @@ from alp_nb.loops import (
     simulate_firing,
 )
 from alp_nb.loops.decision import Evidence
-from alp_nb.viz.packet_documents import review_packet, review_packet_markdown
-from alp_nb.viz.views import mimebundle, render
+from alp_nb.viz.rendering import mimebundle, render
+from alp_nb.viz.views.packet_documents import review_packet, review_packet_markdown
 
 SVG = re.compile(r"<svg\b.*?</svg>", re.S)
 INVISIBLE = "\u202e\u200b"

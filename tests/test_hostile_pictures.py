@@ -12,8 +12,8 @@ from hostile_text import CHECK, HOSTILE, assert_inert_mermaid, assert_safe_html,
 from hypothesis import given
 
 from alp_nb.viz import mimebundle, render
-from alp_nb.viz.gallery import PICTURES
-from alp_nb.viz.pictures import Picture
+from alp_nb.viz.pictures.gallery import PICTURES
+from alp_nb.viz.pictures.picture import Picture
 
 KINDS = list(PICTURES)
 

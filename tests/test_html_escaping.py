@@ -1,7 +1,7 @@
 """Text from data on an HTML page: never markup, and never an invisible character that makes it read as another."""
 
 from alp_nb.viz.html import esc
-from alp_nb.viz.simulation import md
+from alp_nb.viz.views.simulation import md
 
 
 def test_markup_and_quotes_are_escaped():

@@ -82,13 +82,13 @@ def test_base_is_the_floor_and_imports_no_other_part_of_alp_nb():
 
 
 def test_layer_check_sees_an_upward_import():
-    tree = ast.parse("from alp_nb.viz.agents import agent_card_html\n")
+    tree = ast.parse("from alp_nb.viz.views.agents import agent_card_html\n")
     imported = list(_imports(tree, "alp_nb.agents"))
     assert _layer(imported[0]) > _layer("alp_nb.agents.registry")
 
 
 def test_layer_check_sees_an_upward_import_inside_a_method():
-    tree = ast.parse("class A:\n    def _repr_html_(self):\n        from alp_nb.viz.agents import card\n")
+    tree = ast.parse("class A:\n    def _repr_html_(self):\n        from alp_nb.viz.views.agents import card\n")
     assert _layer(next(_imports(tree, "alp_nb.agents"))) > _layer("alp_nb.agents.registry")
 
 
@@ -114,3 +114,24 @@ def test_no_picture_or_widget_reads_a_run_store_file_itself(path):
     calls = [name for name in ("read_journal(", "read_events(", "read_snapshot(", ".snapshot(run_id")
              if name in source]
     assert readers == [] and calls == [], f"{module} reads a run store itself"
+
+
+VIZ_FOLDERS = ("", "models", "renderers", "pictures", "views")
+"""viz's root helpers, then its folders (docs/design.md "viz, folder by folder"): each imports only those before it."""
+
+
+def _viz_folder(module: str) -> int | None:
+    parts = module.split(".")
+    if parts[:2] != ["alp_nb", "viz"] or len(parts) < 3:
+        return None
+    return VIZ_FOLDERS.index(parts[2]) if parts[2] in VIZ_FOLDERS else 0
+
+
+@pytest.mark.parametrize("path", [path for path in MODULES if path.relative_to(PACKAGE).parts[0] == "viz"],
+                         ids=lambda path: str(path.relative_to(PACKAGE)))
+def test_a_viz_module_imports_only_its_own_folder_or_those_before_it(path):
+    module, package = _module_name(path)
+    own = _viz_folder(module)
+    later = [imported for imported in _imports(ast.parse(path.read_text()), package)
+             if (folder := _viz_folder(imported)) is not None and own is not None and folder > own]
+    assert later == [], f"{module} imports a viz folder after its own"

@@ -18,7 +18,11 @@ from alp_nb.base.lazy import lazy_exports
 
 PACKAGE = Path(alp_nb.__file__).parent
 HEAVY = ("networkx", "jsonschema", "ruamel", "pandas", "matplotlib", "ipywidgets")
-PACKAGES = sorted(".".join(path.parent.relative_to(PACKAGE.parent).parts) for path in PACKAGE.rglob("__init__.py"))
+PACKAGES = sorted(".".join(path.parent.relative_to(PACKAGE.parent).parts) for path in PACKAGE.glob("**/__init__.py")
+                  if len(path.parent.relative_to(PACKAGE.parent).parts) <= 2)
+"""alp_nb and its layers: the packages with public names."""
+FOLDERS = sorted(".".join(path.parent.relative_to(PACKAGE.parent).parts) for path in PACKAGE.glob("*/*/__init__.py"))
+"""The folders inside a layer (viz's models, renderers, pictures, views): modules by path, no names of their own."""
 
 
 def loaded_after(code: str, cwd: Path) -> list[str]:
@@ -79,10 +83,18 @@ def test_no_public_name_is_also_the_name_of_a_module_in_its_package(name):
     assert sorted(set(package.__all__) & modules) == []
 
 
+@pytest.mark.parametrize("name", FOLDERS)
+def test_a_folder_inside_a_layer_holds_only_its_docstring_and_its_names_are_the_layers(name):
+    """A name is public through its layer (``alp_nb.viz.delegation_graph``); the folder's ``__init__`` says what
+    the folder holds and imports nothing, so importing one module of it loads no other."""
+    tree = ast.parse((PACKAGE.parent / name.replace(".", "/") / "__init__.py").read_text(encoding="utf-8"))
+    assert len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr), f"{name}/__init__.py holds more than a docstring"
+
+
 def test_alp_nb_re_exports_the_same_objects_as_the_layers():
     assert alp_nb.PolicyEngine is import_module("alp_nb.agents.policy").PolicyEngine
     assert alp_nb.run_workflow is import_module("alp_nb.runtime.run").run_workflow
-    assert alp_nb.review_packet is import_module("alp_nb.viz.packet_documents").review_packet
+    assert alp_nb.review_packet is import_module("alp_nb.viz.views.packet_documents").review_packet
 
 
 def test_an_unknown_name_is_an_attribute_error_naming_it():

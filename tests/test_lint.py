@@ -13,7 +13,7 @@ from loop_contract_samples import CLEAN, DELETE, edit
 from alp_nb.loops import LoopContract, LoopContractError
 from alp_nb.loops.lint import Finding, Findings, lint_contract
 from alp_nb.loops.lint_rules import LINT_RULES
-from alp_nb.viz.views import render
+from alp_nb.viz.rendering import render
 
 UNCAPPED = {"objective": "Move a vulnerable dependency to its patched version each night.",
             "intake.selection_rule": "Take every advisory whose id is not already in the ledger."}

@@ -10,10 +10,10 @@ import pytest
 from agent_factory import make_agent
 
 from alp_nb.agents import WorkflowDefinition, define_agent
-from alp_nb.viz.capabilities import capability_matrix
-from alp_nb.viz.delegation import delegation_graph
-from alp_nb.viz.state_machines import state_machine
-from alp_nb.viz.views import render
+from alp_nb.viz.pictures.capabilities import capability_matrix
+from alp_nb.viz.pictures.delegation import delegation_graph
+from alp_nb.viz.pictures.state_machines import state_machine
+from alp_nb.viz.rendering import render
 from alp_nb.workflow import WorkflowSession
 
 HOSTILE = ('<script>alert(1)</script>', '"><img onerror=x>', "</svg>", "]]>", "right\u202eto-left",

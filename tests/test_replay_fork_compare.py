@@ -10,7 +10,7 @@ from runtime_support import REVIEW_CHANGES as CHANGES, launch, registry, review
 from alp_nb.cli import main
 from alp_nb.replay import compare_runs, fork_run, load_run
 from alp_nb.runtime import MockAgentRunner, run_workflow
-from alp_nb.viz.views import render
+from alp_nb.viz.rendering import render
 
 
 def test_a_fork_with_one_answer_replaced_reruns_only_the_calls_that_depend_on_it(store):

@@ -35,7 +35,7 @@ from alp_nb.runtime import (
     run_workflow,
 )
 from alp_nb.runtime.dry_runs import StandInRunner
-from alp_nb.viz.plans import resume_plan_text
+from alp_nb.viz.views.plans import resume_plan_text
 
 CHANGES = {"changes": "rename parse() to load()"}
 """review-changes with the mock runner and these changes makes 4 audits and 6 verifications."""

@@ -12,7 +12,7 @@ from s16_support import s16_key
 from alp_nb.replay import plan_resume
 from alp_nb.runtime import MockAgentRunner, RunStore
 from alp_nb.runtime.forecast import forecast_cost
-from alp_nb.viz.plans import resume_plan_text
+from alp_nb.viz.views.plans import resume_plan_text
 
 
 def test_a_live_call_is_estimated_from_its_label_then_its_phase_then_every_answer_then_the_run_mean():

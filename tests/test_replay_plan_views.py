@@ -15,7 +15,7 @@ from alp_nb.replay import ReplayError, plan_resume
 from alp_nb.replay.plan import PLAN_PAGE_SIZE
 from alp_nb.runtime import run_workflow
 from alp_nb.viz import render
-from alp_nb.viz.plans import resume_plan_html, resume_plan_text
+from alp_nb.viz.views.plans import resume_plan_html, resume_plan_text
 
 HOSTILE = "<script>alert(1)</script>\u202e\x1b[2J"
 

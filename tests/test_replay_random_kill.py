@@ -20,7 +20,7 @@ from runtime_support import MIXED_CALLS, SUPPORT, registry
 
 from alp_nb.replay import list_runs, load_run, plan_resume
 from alp_nb.runtime import RunStore
-from alp_nb.viz.records import run_record_text
+from alp_nb.viz.views.records import run_record_text
 from alp_nb.widgets import RunViewer
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="SIGKILL")

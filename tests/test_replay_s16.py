@@ -12,7 +12,7 @@ import pytest
 from s16_support import CRASH, CRASHED_CALLS, OVER_BUDGET, write_s16_run
 
 from alp_nb.replay import load_run
-from alp_nb.viz.views import render
+from alp_nb.viz.rendering import render
 
 
 @pytest.fixture

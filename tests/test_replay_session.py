@@ -13,7 +13,7 @@ from alp_nb.base.frozen import thaw
 from alp_nb.replay import ReplayError, ReplaySession, load_run
 from alp_nb.runtime import MockAgentRunner, WorkflowInputError, WorkflowRegistry, read_journal, run_workflow
 from alp_nb.runtime.sample import FINDINGS_SCHEMA, SAMPLE_META, VERDICT_SCHEMA
-from alp_nb.viz.views import render
+from alp_nb.viz.rendering import render
 
 
 class NoModel:

@@ -17,7 +17,7 @@ from alp_nb.replay import load_run, timeline_of
 from alp_nb.runtime import MockAgentRunner, RunStore, WorkflowInputError
 from alp_nb.viz import run_timeline
 from alp_nb.viz.html import badge
-from alp_nb.viz.views import formats_of, render, view_of
+from alp_nb.viz.rendering import formats_of, render, view_of
 from alp_nb.widgets import RunViewer
 
 HOSTILE = '<script>alert(1)</script>"><img src=x onerror=y>\u202eevil\x1b[2J'
@@ -59,7 +59,7 @@ def test_a_completed_run_shows_no_error(store):
 
 def test_a_record_is_drawn_by_the_view_views_names_for_it(store):
     record = load_run(launch("sequence", store).run_id, store=store)
-    assert view_of(type(record)) == ("alp_nb.viz.records", "run_record")
+    assert view_of(type(record)) == ("alp_nb.viz.views.records", "run_record")
     assert set(formats_of(record)) == {"html", "text"}
 
 

@@ -4,7 +4,7 @@ import pytest
 
 import alp_nb as alp
 from alp_nb.agents import Authorization
-from alp_nb.viz.views import render
+from alp_nb.viz.rendering import render
 from alp_nb.workflow import define_linear_workflow
 
 HOSTILE = '<script>alert("x")</script>'

@@ -20,7 +20,7 @@ from alp_nb.loops.lint import Finding
 from alp_nb.loops.loop_contract import PARTS, Exit, LoopContract
 from alp_nb.loops.review_packet import REVIEWERS, ReviewPacket
 from alp_nb.loops.simulator import simulate
-from alp_nb.viz.packet_documents import packet_html, packet_markdown, review_packet, review_packet_markdown
+from alp_nb.viz.views.packet_documents import packet_html, packet_markdown, review_packet, review_packet_markdown
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "contracts"
 EXAMPLE = EXAMPLES / "release-notes-draft-loop.json"

@@ -24,9 +24,9 @@ from alp_nb.replay import ReplayError, load_run, timeline_of
 from alp_nb.replay.timeline import CALL_OUTCOMES, CallSpan, PhaseTokens, Timeline
 from alp_nb.runtime import MockAgentRunner, RunnerOutput
 from alp_nb.viz import VizError
-from alp_nb.viz.timeline_layout import LISTED, MAX_LANES, MAX_MARKS, MAX_ROWS, timeline_layout
-from alp_nb.viz.timeline_picture import RunTimeline, run_timeline
-from alp_nb.viz.views import formats_of, render
+from alp_nb.viz.models.timeline_layout import LISTED, MAX_LANES, MAX_MARKS, MAX_ROWS, timeline_layout
+from alp_nb.viz.pictures.timeline_picture import RunTimeline, run_timeline
+from alp_nb.viz.rendering import formats_of, render
 
 matplotlib.use("Agg")
 SVG = "{http://www.w3.org/2000/svg}"

@@ -21,8 +21,8 @@ from alp_nb.runtime import (
     UsageReport,
     WorkflowRegistry,
 )
-from alp_nb.viz.runs import LOG_LINES, CallTally, event_line, progress_bar
-from alp_nb.viz.views import render
+from alp_nb.viz.rendering import render
+from alp_nb.viz.views.runs import LOG_LINES, CallTally, event_line, progress_bar
 
 HOSTILE = '<script>alert("x")</script>'
 BADGE = re.compile(r'<span class="badge (ok|bad|warn|info)"[^>]*>([^<]*)</span>')

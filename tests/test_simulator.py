@@ -14,7 +14,7 @@ from alp_nb.loops.injections import FAILURE_INJECTIONS
 from alp_nb.loops.loop_contract import Budget, Escalation, LoopContract
 from alp_nb.loops.scenario import Scenario, ScriptedAttempt
 from alp_nb.loops.simulator import simulate
-from alp_nb.viz.views import render
+from alp_nb.viz.rendering import render
 
 OWNER = "Release manager on the #release channel"
 REQUIRED_CASES = ("timeout", "crash-before-side-effect", "crash-after-side-effect", "duplicate-item",

@@ -14,7 +14,7 @@ from picture_checks import crossings
 
 from alp_nb.agents import BUILTIN_AGENTS, builtin_registry
 from alp_nb.viz import VizError
-from alp_nb.viz.state_machines import INITIAL_MARK, OUTPUT_NODE, state_machine, state_node, status_lifecycle
+from alp_nb.viz.pictures.state_machines import INITIAL_MARK, OUTPUT_NODE, state_machine, state_node, status_lifecycle
 from alp_nb.workflow import (
     LIVE_STATUSES,
     MAX_OUTPUT_REPAIR_ATTEMPTS,

@@ -17,7 +17,7 @@ from runtime_support import KILL_BUDGET, RETRY_BUDGET, RETRY_TOKENS, SUPPORT, jo
 
 from alp_nb.replay import load_run, plan_resume
 from alp_nb.runtime import RunnerOutput, RunStore, Usage, run_workflow, run_workflow_sync
-from alp_nb.viz.plans import resume_plan_text
+from alp_nb.viz.views.plans import resume_plan_text
 
 KILLS = 5
 

@@ -14,7 +14,7 @@ import numpy
 import pytest
 
 from alp_nb.replay.timeline import CallSpan, PhaseTokens, Timeline
-from alp_nb.viz.timeline_layout import (
+from alp_nb.viz.models.timeline_layout import (
     COLUMNS,
     FEW_CALLS,
     LISTED,
@@ -24,8 +24,8 @@ from alp_nb.viz.timeline_layout import (
     PLOT_WIDTH,
     timeline_layout,
 )
-from alp_nb.viz.timeline_picture import RunTimeline
-from alp_nb.viz.timeline_svg import LABEL_CHARS, cursor_svg
+from alp_nb.viz.pictures.timeline_picture import RunTimeline
+from alp_nb.viz.renderers.timeline_svg import LABEL_CHARS, cursor_svg
 
 matplotlib.use("Agg")
 SVG = "{http://www.w3.org/2000/svg}"

@@ -12,7 +12,7 @@ from loop_contract_samples import CLEAN
 from widget_support import html_values
 
 from alp_nb.loops import FAILURE_INJECTIONS, PHASES, TRIGGER_TYPES, LoopContract, lint_contract, scenarios_for, simulate
-from alp_nb.viz.views import render
+from alp_nb.viz.rendering import render
 from alp_nb.widgets import ContractEditor
 from alp_nb.widgets.contract_fields import FORM_FIELDS
 

@@ -20,11 +20,11 @@ from alp_nb.agents import (
     define_agent,
 )
 from alp_nb.agents.policy_requests import REQUEST_TYPES as MODEL_REQUEST_TYPES, ToolRequest
-from alp_nb.viz.delegation import role_node
 from alp_nb.viz.html import badge, esc
-from alp_nb.viz.palette import CURRENT
-from alp_nb.viz.policy_codes import ALLOWED_RULES, POLICY_RULES
-from alp_nb.viz.views import render
+from alp_nb.viz.models.palette import CURRENT
+from alp_nb.viz.pictures.delegation import role_node
+from alp_nb.viz.rendering import render
+from alp_nb.viz.views.policy_codes import ALLOWED_RULES, POLICY_RULES
 from alp_nb.widgets import RegistryExplorer
 from alp_nb.widgets.registry_explorer import REQUEST_TYPES
 

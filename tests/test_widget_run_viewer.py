@@ -15,10 +15,12 @@ from alp_nb.replay import ReplayError, load_run, timeline_of
 from alp_nb.replay.run_calls import RunCalls
 from alp_nb.replay.timeline import CallSpan, Timeline
 from alp_nb.runtime import AnthropicAgentRunner, MockAgentRunner, RunnerOutput, RunStore
-from alp_nb.viz import timeline_layout as layout_module, timeline_picture, timeline_svg
-from alp_nb.viz.timeline_layout import MAX_BARS, timeline_layout
-from alp_nb.viz.timeline_picture import RunTimeline
-from alp_nb.viz.timeline_svg import cursor_svg
+from alp_nb.viz.models import timeline_layout as layout_module
+from alp_nb.viz.models.timeline_layout import MAX_BARS, timeline_layout
+from alp_nb.viz.pictures import timeline_picture
+from alp_nb.viz.pictures.timeline_picture import RunTimeline
+from alp_nb.viz.renderers import timeline_svg
+from alp_nb.viz.renderers.timeline_svg import cursor_svg
 from alp_nb.widgets import RunViewer
 from alp_nb.widgets.run_viewer import NEARBY
 

@@ -12,7 +12,7 @@ from agent_factory import make_agent
 from widget_support import html_values
 
 from alp_nb.agents import TOOL_CATALOG, WorkflowDefinition, builtin_registry, define_agent
-from alp_nb.viz.palette import CURRENT
+from alp_nb.viz.models.palette import CURRENT
 from alp_nb.widgets import WorkflowStepper
 from alp_nb.workflow import WorkflowError, WorkflowSession, define_output_contract, effective_tools
 

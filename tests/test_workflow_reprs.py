@@ -11,8 +11,8 @@ import pytest
 from custom_agent_files import write_agent
 
 from alp_nb.agents import builtin_registry, project_registry
-from alp_nb.viz.palette import CURRENT
-from alp_nb.viz.views import render
+from alp_nb.viz.models.palette import CURRENT
+from alp_nb.viz.rendering import render
 from alp_nb.workflow import (
     RUN_STATUSES,
     ExecutionStore,

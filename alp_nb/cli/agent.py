@@ -30,8 +30,8 @@ from alp_nb.agents import (
     tier1_report,
 )
 from alp_nb.agents.trust import Authority
-from alp_nb.viz import agent_reports as views
 from alp_nb.viz.terminal import plain_line, print_json, print_lines
+from alp_nb.viz.views import agent_reports as views
 
 from .errors import UsageError
 
@@ -251,7 +251,7 @@ def _graph(args: argparse.Namespace) -> int:
     """The session registry's delegation graph, with the project's untrusted and changed agents greyed out;
     SVG and Mermaid text are escaped already, and are printed line by line like any other. The pictures are
     imported here, so the other ``agent`` commands load no workflow layer."""
-    from alp_nb.viz.delegation import delegation_graph
+    from alp_nb.viz.pictures.delegation import delegation_graph
 
     picture = delegation_graph(project_registry(Path(args.project), TrustStore()))
     output = {"text": picture.to_text, "svg": picture.to_svg, "mermaid": picture.to_mermaid}[args.format]()
@@ -260,7 +260,7 @@ def _graph(args: argparse.Namespace) -> int:
 
 
 def _matrix(args: argparse.Namespace) -> int:
-    from alp_nb.viz.capabilities import capability_matrix
+    from alp_nb.viz.pictures.capabilities import capability_matrix
 
     picture = capability_matrix(project_registry(Path(args.project), TrustStore()).registry, by_state=args.by_state)
     output = {"text": picture.to_text, "svg": picture.to_svg, "html": picture.to_html}[args.format]()

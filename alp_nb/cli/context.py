@@ -11,7 +11,7 @@ import os
 
 from alp_nb.agents import TrustStore, project_registry
 from alp_nb.viz.terminal import print_lines
-from alp_nb.viz.workflows import execution_status_lines
+from alp_nb.viz.views.workflows import execution_status_lines
 from alp_nb.workflow import ExecutionStore
 
 from .errors import UsageError

@@ -130,7 +130,7 @@ def _simulate(args: argparse.Namespace) -> int:
     from alp_nb.loops.loop_contract import LoopContract
     from alp_nb.loops.receipt_log import receipt_records, write_receipt_log
     from alp_nb.loops.simulator import Simulation, simulate
-    from alp_nb.viz.simulation import grades_lines, simulation_lines
+    from alp_nb.viz.views.simulation import grades_lines, simulation_lines
 
     contract = LoopContract.load(args.file)
     expectations = Expectations.load(args.expect) if args.expect else None
@@ -172,7 +172,7 @@ def _learn(args: argparse.Namespace) -> int:
     from alp_nb.loops.learn import learn_from_receipts
     from alp_nb.loops.loop_contract import LoopContract
     from alp_nb.loops.receipt_log import read_receipt_log
-    from alp_nb.viz.contract_changes import learned_lines
+    from alp_nb.viz.views.contract_changes import learned_lines
 
     contract = LoopContract.load(args.file)
     records = [record for path in args.receipts for record in read_receipt_log(path)]
@@ -188,7 +188,7 @@ def _learn(args: argparse.Namespace) -> int:
 def _diff(args: argparse.Namespace) -> int:
     from alp_nb.loops.contract_diff import diff_contracts
     from alp_nb.loops.loop_contract import LoopContract
-    from alp_nb.viz.contract_changes import diff_lines
+    from alp_nb.viz.views.contract_changes import diff_lines
 
     difference = diff_contracts(LoopContract.load(args.old), LoopContract.load(args.new), today=args.today)
     if args.format == "json":
@@ -217,7 +217,7 @@ def _export(args: argparse.Namespace) -> int:
 
 def _flow(args: argparse.Namespace) -> int:
     from alp_nb.loops.loop_contract import LoopContract
-    from alp_nb.viz.contract_picture import contract_flow
+    from alp_nb.viz.pictures.contract_picture import contract_flow
 
     picture = contract_flow(LoopContract.load(args.file))
     drawn = {"text": picture.to_text, "svg": picture.to_svg, "mermaid": picture.to_mermaid}[args.format]()
@@ -231,7 +231,7 @@ def _packet(args: argparse.Namespace) -> int:
     from alp_nb.loops.learn import learn_from_receipts
     from alp_nb.loops.loop_contract import LoopContract, write_contract_file
     from alp_nb.loops.receipt_log import read_receipt_log
-    from alp_nb.viz.packet_documents import review_packet, review_packet_markdown
+    from alp_nb.viz.views.packet_documents import review_packet, review_packet_markdown
 
     output = Path(args.output)
     if output.resolve() == Path(args.file).resolve():

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from alp_nb.agents import PolicyEngine, ProjectRegistry, TrustStore, project_registry
-from alp_nb.viz.agent_reports import EDITED_SINCE_TRUSTED, NEVER_TRUSTED
-from alp_nb.viz.agents import authorization_text
-from alp_nb.viz.policy_codes import POLICY_RULES
 from alp_nb.viz.terminal import print_lines
+from alp_nb.viz.views.agent_reports import EDITED_SINCE_TRUSTED, NEVER_TRUSTED
+from alp_nb.viz.views.agents import authorization_text
+from alp_nb.viz.views.policy_codes import POLICY_RULES
 
 from .errors import UsageError
 

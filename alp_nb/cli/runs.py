@@ -71,7 +71,7 @@ def register(group: argparse.ArgumentParser) -> None:
 
 def _list(args: argparse.Namespace) -> int:
     from alp_nb.replay.listing import run_rows
-    from alp_nb.viz.records import run_list_lines
+    from alp_nb.viz.views.records import run_list_lines
 
     print_lines(*run_list_lines(run_rows(args.store), args.store or "./.alp-runs"))
     return 0
@@ -80,7 +80,7 @@ def _list(args: argparse.Namespace) -> int:
 def _show(args: argparse.Namespace) -> int:
     """The record's page of journal rows, or, given a filter, its header and a page of the calls that pass it."""
     from alp_nb.replay.record import JOURNAL_PAGE_SIZE, load_run
-    from alp_nb.viz.records import call_page_lines, record_header_lines, run_record_text
+    from alp_nb.viz.views.records import call_page_lines, record_header_lines, run_record_text
 
     wanted = {"status": args.status, "phase": args.phase, "attempt": args.attempt, "pattern": args.grep}
     bad = [status for status in args.status or () if status not in OUTCOMES]
@@ -111,7 +111,7 @@ def _described(args: argparse.Namespace) -> str:
 def _diff(args: argparse.Namespace) -> int:
     """0 when the runs made the same calls with the same answers and results, 1 when they differ."""
     from alp_nb.replay.compare import compare_runs
-    from alp_nb.viz.replays import run_comparison_text
+    from alp_nb.viz.views.replays import run_comparison_text
 
     comparison = compare_runs(args.a, args.b, store=args.store)
     print_lines(*run_comparison_text(comparison).splitlines())
@@ -124,8 +124,8 @@ def _watch(args: argparse.Namespace) -> int:
     not the run."""
     from alp_nb.replay.follow import RunFollower
     from alp_nb.replay.record import RunRecord, load_run
-    from alp_nb.viz.records import record_header_lines
-    from alp_nb.viz.runs import CallTally, progress_bar
+    from alp_nb.viz.views.records import record_header_lines
+    from alp_nb.viz.views.runs import CallTally, progress_bar
 
     if not args.interval > 0:
         raise UsageError("USAGE", f"--interval must be a number of seconds above 0, not {args.interval}")
@@ -161,7 +161,7 @@ def _watch(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     from alp_nb.replay.record import load_run
-    from alp_nb.viz.run_page import export_run
+    from alp_nb.viz.views.run_page import export_run
 
     from .workflow import script_registry
 

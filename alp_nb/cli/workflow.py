@@ -35,8 +35,8 @@ from alp_nb.runtime import (
     run_workflow,
 )
 from alp_nb.runtime.meta import validate_args
-from alp_nb.viz.runs import CallTally, event_line, progress_bar, run_text, tally_line, workflow_registry_text
 from alp_nb.viz.terminal import print_lines
+from alp_nb.viz.views.runs import CallTally, event_line, progress_bar, run_text, tally_line, workflow_registry_text
 
 from .errors import INTERRUPTED, UsageError
 
@@ -97,7 +97,7 @@ def register(group: argparse.ArgumentParser) -> None:
 def _plan(args: argparse.Namespace) -> int:
     """The plan's text view, every call; nothing is written and no model is asked (pandas loads only here)."""
     from alp_nb.replay.plan import plan_resume
-    from alp_nb.viz.plans import resume_plan_text
+    from alp_nb.viz.views.plans import resume_plan_text
 
     registry = script_registry(args.script)
     plan = plan_resume(args.run_id, store=args.store, registry=registry, budget=args.budget,
@@ -174,7 +174,7 @@ def script_registry(path: str | None) -> WorkflowRegistry | None:
 def _show(args: argparse.Namespace) -> int:
     """One page of the run's journal (a run of 200,000 calls is 10,000 pages), or every row with ``--all``."""
     from alp_nb.replay.record import load_run
-    from alp_nb.viz.records import run_record_text
+    from alp_nb.viz.views.records import run_record_text
 
     record = load_run(args.run_id, store=args.store)  # its readers' warnings reach stderr one line each (cli main)
     print_lines(*run_record_text(record if args.all else record.page(args.page), every_row=args.all,

@@ -11,17 +11,17 @@ from typing import TYPE_CHECKING
 from alp_nb.base.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from .capabilities import capability_matrix as capability_matrix
-    from .contract_picture import contract_flow as contract_flow
-    from .delegation import delegation_graph as delegation_graph
-    from .diagram import Diagram as Diagram, Edge as Edge, Node as Node
     from .errors import VIZ_ERROR_CODES as VIZ_ERROR_CODES, VizError as VizError
-    from .matrix_picture import MatrixPicture as MatrixPicture
-    from .packet_documents import review_packet as review_packet, review_packet_markdown as review_packet_markdown
-    from .pictures import Picture as Picture
-    from .run_page import export_run as export_run
-    from .state_machines import state_machine as state_machine, status_lifecycle as status_lifecycle
-    from .timeline_picture import RunTimeline as RunTimeline, run_timeline as run_timeline
-    from .views import mimebundle as mimebundle, render as render
+    from .models.diagram import Diagram as Diagram, Edge as Edge, Node as Node
+    from .pictures.capabilities import capability_matrix as capability_matrix
+    from .pictures.contract_picture import contract_flow as contract_flow
+    from .pictures.delegation import delegation_graph as delegation_graph
+    from .pictures.matrix_picture import MatrixPicture as MatrixPicture
+    from .pictures.picture import Picture as Picture
+    from .pictures.state_machines import state_machine as state_machine, status_lifecycle as status_lifecycle
+    from .pictures.timeline_picture import RunTimeline as RunTimeline, run_timeline as run_timeline
+    from .rendering import mimebundle as mimebundle, render as render
+    from .views.packet_documents import review_packet as review_packet, review_packet_markdown as review_packet_markdown
+    from .views.run_page import export_run as export_run
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)

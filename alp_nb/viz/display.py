@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .views import VIEWS
+from alp_nb.viz.rendering import VIEWS
 
 if TYPE_CHECKING:
     from IPython.lib.pretty import RepresentationPrinter
@@ -32,13 +32,13 @@ def install() -> None:
 
 
 def _bundle(obj: Any) -> dict[str, str]:
-    from .views import mimebundle
+    from alp_nb.viz.rendering import mimebundle
 
     return mimebundle(obj)
 
 
 def _pretty(obj: Any, printer: RepresentationPrinter, cycle: bool) -> None:
-    from .terminal import plain
-    from .views import render
+    from alp_nb.viz.rendering import render
+    from alp_nb.viz.terminal import plain
 
     printer.text(plain(render(obj, "text")))

@@ -7,7 +7,7 @@ import html
 import re
 from collections.abc import Iterable
 
-from .terminal import plain
+from alp_nb.viz.terminal import plain
 
 STYLE = """<style>
 .alp{font-family:system-ui,-apple-system,sans-serif;font-size:13px;line-height:1.4;max-width:60em}

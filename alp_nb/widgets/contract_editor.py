@@ -29,10 +29,10 @@ from alp_nb.loops.lint import Finding, Findings, lint_contract
 from alp_nb.loops.loop_contract import PHASES, TRIGGER_TYPES, LoopContract, write_contract_file
 from alp_nb.loops.simulator import Simulation, simulate
 from alp_nb.viz.html import STYLE, badge, block
-from alp_nb.viz.loop_contracts import TONES
-from alp_nb.viz.packet_documents import review_packet, review_packet_markdown
-from alp_nb.viz.simulation import grades_fragment, trace_fragment
 from alp_nb.viz.terminal import plain_line
+from alp_nb.viz.views.loop_contracts import TONES
+from alp_nb.viz.views.packet_documents import review_packet, review_packet_markdown
+from alp_nb.viz.views.simulation import grades_fragment, trace_fragment
 
 from .contract_fields import (
     FIELDS,

@@ -12,7 +12,7 @@ import ipywidgets as widgets
 from alp_nb.agents.definition import define_agent
 from alp_nb.agents.registry import AgentRegistry, create_agent_registry
 from alp_nb.base.kinds import Kinds
-from alp_nb.viz.gallery import role_document, sample_contract, sample_role, sample_timeline
+from alp_nb.viz.pictures.gallery import role_document, sample_contract, sample_role, sample_timeline
 
 WIDGETS: Kinds[widgets.Widget] = Kinds("widget")
 """Every kind of widget, each with its sample; register one with ``@register_widget(name)``."""

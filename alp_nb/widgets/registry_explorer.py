@@ -22,14 +22,14 @@ from alp_nb.agents.catalog import TOOL_CATALOG
 from alp_nb.agents.policy import PolicyEngine
 from alp_nb.agents.policy_requests import Authorization
 from alp_nb.agents.registry import AgentRegistry
-from alp_nb.viz.delegation import delegation_graph
-from alp_nb.viz.geometry import clip
 from alp_nb.viz.html import block, esc
-from alp_nb.viz.pictures import picture_html
-from alp_nb.viz.policy_codes import ALLOWED_RULES, POLICY_RULES
-from alp_nb.viz.state_machines import state_machine
+from alp_nb.viz.models.geometry import clip
+from alp_nb.viz.pictures.delegation import delegation_graph
+from alp_nb.viz.pictures.picture import picture_html
+from alp_nb.viz.pictures.state_machines import state_machine
+from alp_nb.viz.rendering import render
 from alp_nb.viz.terminal import plain, plain_line
-from alp_nb.viz.views import render
+from alp_nb.viz.views.policy_codes import ALLOWED_RULES, POLICY_RULES
 
 from .shown_text import shown
 

@@ -15,8 +15,8 @@ from alp_nb.base.errors import AlpError
 from alp_nb.replay.follow import ENDED, RunFollower
 from alp_nb.replay.record import RunRecord
 from alp_nb.viz.html import esc
-from alp_nb.viz.runs import CallTally
 from alp_nb.viz.terminal import plain_line
+from alp_nb.viz.views.runs import CallTally
 
 
 class RunProgress(widgets.VBox):

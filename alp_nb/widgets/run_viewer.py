@@ -23,11 +23,11 @@ from alp_nb.replay.record import RunRecord
 from alp_nb.replay.run_calls import RunCall, RunCalls
 from alp_nb.replay.timeline import CallOutcome, Timeline
 from alp_nb.viz.html import STYLE, WRAPPED, badge, esc, status_badge, table
-from alp_nb.viz.runs import budget_text
+from alp_nb.viz.models.timeline_layout import OUTCOME_STYLES, seconds
+from alp_nb.viz.pictures.timeline_picture import RunTimeline
+from alp_nb.viz.renderers.timeline_svg import cursor_svg
 from alp_nb.viz.terminal import plain_line
-from alp_nb.viz.timeline_layout import OUTCOME_STYLES, seconds
-from alp_nb.viz.timeline_picture import RunTimeline
-from alp_nb.viz.timeline_svg import cursor_svg
+from alp_nb.viz.views.runs import budget_text
 
 from .shown_text import shown, shown_block
 

@@ -22,13 +22,13 @@ from alp_nb.agents.definition import AgentDefinition
 from alp_nb.agents.output_contract import OutputValidation
 from alp_nb.agents.workflow_definition import WorkflowDefinition
 from alp_nb.base.untrusted_json import UntrustedJson, loads_untrusted
-from alp_nb.viz.geometry import clip
 from alp_nb.viz.html import badge, block, esc, status_badge
-from alp_nb.viz.pictures import picture_html
-from alp_nb.viz.state_machines import state_machine
+from alp_nb.viz.models.geometry import clip
+from alp_nb.viz.pictures.picture import picture_html
+from alp_nb.viz.pictures.state_machines import state_machine
+from alp_nb.viz.rendering import render
 from alp_nb.viz.terminal import plain, plain_line
-from alp_nb.viz.views import render
-from alp_nb.viz.workflows import session_step_text
+from alp_nb.viz.views.workflows import session_step_text
 from alp_nb.workflow.errors import WorkflowError
 from alp_nb.workflow.execution_state import LIVE_STATUSES, MAX_OUTPUT_REPAIR_ATTEMPTS
 from alp_nb.workflow.session import SessionStep, WorkflowSession
