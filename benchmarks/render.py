@@ -103,7 +103,7 @@ def picture_row(repeats: int, name: str, build: Callable[[], Any]) -> list[str]:
     cells = [f"{name:<34}{model:>9.1f}"]
     sample = build()
     for fmt, render in FORMATS.items():
-        if not hasattr(sample, f"to_{fmt}") and fmt != "draw":
+        if fmt != "draw" and fmt not in sample.formats:
             cells.append(f"{'—':>17}")
             continue
         total = best_ms(repeats, lambda render=render: render(build()))

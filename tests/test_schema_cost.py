@@ -71,6 +71,27 @@ def test_an_import_of_rfc3987_syntax_after_alp_nb_imported_jsonschema_gets_the_r
     assert shown == "True True"
 
 
+def test_jsonschema_imported_by_alp_nb_loads_no_deferred_format_package_until_its_format_is_checked():
+    """Each installed package of ``DEFERRED`` stays unloaded through the import; its format, asked for, still
+    accepts what is valid and refuses what is not (and only then loads the package)."""
+    shown = _fresh("""
+        import importlib.util, sys
+        from alp_nb.base.json_schema import DEFERRED, jsonschema_module
+        installed = [name for name in DEFERRED if importlib.util.find_spec(name) is not None]
+        jsonschema = jsonschema_module()
+        loaded = [name for name in installed if name in sys.modules]
+        checks = {"rfc3987_syntax": (jsonschema.Draft202012Validator, "iri", "http://example.com/ä", "not an iri"),
+                  "rfc3986_validator": (jsonschema.Draft202012Validator, "uri-reference", "/a/b", "\\\\ no"),
+                  "webcolors": (jsonschema.Draft3Validator, "color", "red", "not a colour"),
+                  "uri_template": (jsonschema.Draft202012Validator, "uri-template", "/a/{b}", "/a/{b")}
+        answers = [(name, validator.FORMAT_CHECKER.conforms(good, fmt), validator.FORMAT_CHECKER.conforms(bad, fmt))
+                   for name, (validator, fmt, good, bad) in checks.items() if name in installed]
+        print(bool(installed), loaded, all(good and not bad for _, good, bad in answers),
+              len(answers) == len(installed))
+    """)
+    assert shown == "True [] True True"
+
+
 def test_a_run_compiles_each_distinct_schema_once(tmp_path, monkeypatch):
     compiled: list[str] = []
     compile_schema = OutputContract._compile

@@ -1,12 +1,14 @@
 """jsonschema, imported without paying for format checkers nothing asks for.
 
-When ``rfc3987_syntax`` is installed (JupyterLab brings it), ``import jsonschema`` imports it for the ``iri``
-format checks, and that import builds 38 lark parsers: 0.9 s, ten times the rest of jsonschema, and some
-150,000 objects for the garbage collector. alp_nb's validators check no formats at all, and a loop contract's
-only formats are dates. So while jsonschema imports, ``rfc3987_syntax`` is stood in for by a module whose one
-function imports the real one on its first call: an ``iri`` is still checked exactly as before, the first time
-one is, and nothing else changes. The stand-in leaves ``sys.modules`` as soon as jsonschema has imported, so any
-other ``import rfc3987_syntax`` gets the real module.
+``import jsonschema`` imports every optional format package that is installed (JupyterLab brings them all) for
+its format checks. ``rfc3987_syntax``, for ``iri``, builds 38 lark parsers as it imports: 0.9 s, ten times the rest
+of jsonschema, and some 150,000 objects for the garbage collector; ``rfc3986_validator``, ``webcolors`` and
+``uri_template`` add 10 ms more to every command that lints a contract. alp_nb's validators check no formats at all,
+and a loop contract's only formats are dates. So while jsonschema imports, each of ``DEFERRED`` is stood in for by
+a module whose functions import the real one on their first call: a format is still checked exactly as before,
+the first time one is, and nothing else changes. The stand-ins leave ``sys.modules`` as soon as jsonschema has
+imported, so any other import of those packages gets the real module. (A package whose classes jsonschema reads
+as it imports, ``isoduration``'s exception say, cannot be stood in for, and is not.)
 """
 
 from __future__ import annotations
@@ -16,20 +18,27 @@ import importlib
 import importlib.util
 import sys
 import types
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 from typing import Any
 
-DEFERRED = "rfc3987_syntax"
-DEFERRED_NAMES = ("is_valid_syntax",)
-"""What jsonschema's format module takes from ``rfc3987_syntax`` (``from rfc3987_syntax import is_valid_syntax``)."""
+DEFERRED: Mapping[str, tuple[str, ...]] = MappingProxyType({
+    "rfc3987_syntax": ("is_valid_syntax",),
+    "rfc3986_validator": ("validate_rfc3986",),
+    "webcolors": ("name_to_hex", "normalize_hex"),
+    "uri_template": ("validate",),
+})
+"""The format packages stood in for while jsonschema imports, and the functions its format module calls of each."""
 
 
 def jsonschema_module() -> types.ModuleType:
-    """``jsonschema``, imported (once) with ``rfc3987_syntax`` deferred to its first use."""
+    """``jsonschema``, imported (once) with each of ``DEFERRED`` deferred to its first use."""
     loaded = sys.modules.get("jsonschema")
     if loaded is not None:
         return loaded
-    with _deferred(DEFERRED, DEFERRED_NAMES):
+    with contextlib.ExitStack() as deferring:
+        for name, functions in DEFERRED.items():
+            deferring.enter_context(_deferred(name, functions))
         import jsonschema
     return jsonschema
 
