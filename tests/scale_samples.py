@@ -1,6 +1,6 @@
-"""The sizes real teams reach, for the pictures' tests and the browser's gallery: a project of forty custom
-agents (most trusted, some not), and a 2,000-call run over three phases whose last phase fails at one call and
-cancels the calls still running beside it."""
+"""The sizes real teams reach, for the pictures' tests, the browser's gallery and ``benchmarks/render.py``: a
+project of custom agents (most trusted, some not), and a run of a given number of calls over three phases whose
+last call fails."""
 
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ NAMES = ("Dependency Bumper", "Schema Migrator", "Flaky Test Hunter", "Release N
          "License Checker", "Perf Watcher", "API Differ")
 PHASES = (("triage", 0.5), ("review", 0.45), ("verify", 0.05))
 """Each phase of the scale run and its share of the calls."""
-FAILING_CALL = "verify-7"
 
 
 def custom_agent_project(root: Path, trusted: int, untrusted: int) -> ProjectRegistry:
@@ -37,12 +36,17 @@ def custom_agent_project(root: Path, trusted: int, untrusted: int) -> ProjectReg
 SCALE = WorkflowRegistry()
 
 
+def _counts(calls: int) -> list[tuple[str, int]]:
+    """Each phase and its calls, ``calls`` in all."""
+    counts = [(phase, round(calls * share)) for phase, share in PHASES]
+    return [*counts[:-1], (counts[-1][0], calls - sum(count for _, count in counts[:-1]))]
+
+
 async def _phased(ctx, args):
-    """Each phase's share of ``calls`` at once; the verify phase fails at ``FAILING_CALL``."""
+    """Each phase's calls at once, phase after phase."""
     done = 0
-    for phase, share in PHASES:
+    for phase, count in _counts(args["calls"]):
         ctx.phase(phase)
-        count = round(args["calls"] * share)
         done += len(await ctx.parallel([lambda i=i, phase=phase: ctx.agent(f"{phase} item {i}", label=f"{phase}-{i}")
                                         for i in range(count)]))
     return done
@@ -52,9 +56,11 @@ SCALE.register({"name": "phased-fanout", "description": "three phases of paralle
 
 
 def scale_run(root: Path, calls: int = 2000) -> RunRecord:
-    """A ``calls``-call run in a store under ``root`` that fails in its last phase, read back."""
+    """A ``calls``-call run in a store under ``root`` whose last call fails (every other call answered), read
+    back."""
     store = RunStore(root / "runs")
+    phase, count = _counts(calls)[-1]
     run = run_workflow_sync("phased-fanout", {"calls": calls}, store=store, registry=SCALE, agent_cap=calls,
-                            runner=FailingRunner({FAILING_CALL}, tokens=10))
+                            runner=FailingRunner({f"{phase}-{count - 1}"}, tokens=10))
     assert run.status == "failed", run.status
     return load_run(run.run_id, store=store)
