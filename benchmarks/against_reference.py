@@ -227,7 +227,7 @@ def child(what: str, store: str) -> None:
         started = time.perf_counter()
         run_timeline(record).to_svg()
     elif what == "plan":
-        alp.plan_resume(store=store, registry=REGISTRY)
+        alp.plan_resume(store=store, registry=REGISTRY, agent_cap=10**6)  # the resume's own cap
     elif what == "resume":
         run = alp.run_workflow_sync("fanout", resume_from_run_id=run_id, store=store,
                                     registry=REGISTRY, agent_cap=10**6, runner=alp.MockAgentRunner(tokens=10))
