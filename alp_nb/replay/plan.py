@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from itertools import zip_longest
 from typing import TYPE_CHECKING, Any
 
+from alp_nb.base.collector import long_lived
 from alp_nb.base.errors import AlpError
 from alp_nb.runtime.calls import CallRecord
 from alp_nb.runtime.dry_runs import DryRun, JournalMatch, dry_run, journal_match
@@ -228,10 +229,11 @@ async def _plan(run_id: str | None, store: Any, registry: WorkflowRegistry | Non
         refusal = (f"a resume would be refused: run `{run_id}` has spent {spent_words} of its budget of "
                    f"{decision.budget}; raise the budget above {spent.counted} to go on: `--budget N` on the command "
                    "line, budget=N in Python")
-    rehearsal = await dry_run(saved, decision.args, journal, registry=registry,
-                              budget=None if refusal else decision.budget,
-                              spent_before=spent.counted, prompts=decision.prompts, agent_cap=agent_cap,
-                              run_id=run_id)
+    with long_lived():  # the journal just read lives through the rehearsal: no collection need scan it
+        rehearsal = await dry_run(saved, decision.args, journal, registry=registry,
+                                  budget=None if refusal else decision.budget,
+                                  spent_before=spent.counted, prompts=decision.prompts, agent_cap=agent_cap,
+                                  run_id=run_id)
     match = journal_match(journal, rehearsal.calls)
     forecast = forecast_cost([(call.label, call.phase) for call in rehearsal.calls if call.outcome != CACHED],
                              lines.costs.history(), _run_mean(snapshot))

@@ -42,6 +42,7 @@ from typing import Any, BinaryIO, NamedTuple
 
 from pydantic import ConfigDict, Field, ValidationError
 
+from alp_nb.base.collector import collector_paused
 from alp_nb.base.frozen import FrozenJson, FrozenModel, validation_issues
 from alp_nb.base.jsonline import line_encoder
 from alp_nb.base.safe_files import open_regular
@@ -201,7 +202,8 @@ def read_journal(path: str | os.PathLike[str], *, keep_entries: bool = False,
     path = Path(path)
     read = JournalRead(entries=[] if keep_entries else None)
     try:
-        with store_file(path, "read"), os.fdopen(open_regular(path, os.O_RDONLY), "rb") as handle:
+        with store_file(path, "read"), os.fdopen(open_regular(path, os.O_RDONLY), "rb") as handle, \
+                collector_paused():  # the records hold no cycles: a collection while they pile up frees nothing
             _read_lines(handle, path, read, on_record, sealed_from)
     except FileNotFoundError:
         pass

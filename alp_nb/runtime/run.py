@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+from alp_nb.base.collector import long_lived
 from alp_nb.base.frozen import FrozenModel
 
 from .attempt import AttemptState
@@ -113,8 +114,9 @@ async def run_workflow(name: str, args: Any = None, resume_from_run_id: str | No
         launch = _Launch.prepare(name, args, resume_from_run_id, store=store, runner=runner, registry=registry,
                                  agent_cap=agent_cap, concurrency=concurrency, durability=durability,
                                  on_call=on_call, budget=budget, fork=fork)
-        await launch.warn_before_resuming()
-        return await launch.execute(subscribers)
+        with long_lived():  # the journal just read lives as long as the run: no collection need scan it
+            await launch.warn_before_resuming()
+            return await launch.execute(subscribers)
     except BaseException as error:
         if launch is not None and not launch.started:
             launch.lock.release()
