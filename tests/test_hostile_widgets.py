@@ -12,7 +12,6 @@ import tempfile
 
 import ipywidgets as widgets
 import pytest
-from agent_factory import make_agent
 from hostile_text import (
     CHECK,
     HOSTILE,
@@ -26,10 +25,9 @@ from hostile_text import (
 from hypothesis import given, settings
 from widget_support import html_values
 
-from alp_nb.agents import WorkflowDefinition, create_agent_registry, define_agent
 from alp_nb.loops import FAILURE_INJECTIONS
 from alp_nb.widgets import ContractEditor, RegistryExplorer, RunViewer, WorkflowStepper
-from alp_nb.widgets.gallery import WIDGETS
+from alp_nb.widgets.gallery import WIDGETS, as_role_id, sample_registry
 
 WIDGET_KINDS = list(WIDGETS)
 SVG = re.compile(r"<svg\b.*?</svg>", re.S)
@@ -44,26 +42,11 @@ def assert_shows_only_text(widget: object) -> None:
         assert not [char for char in INVISIBLE if char in value]
 
 
-def as_role_id(text: str) -> str:
-    """``text`` as an agent file can hold it in an id: text (no lone surrogate), and no colon, which the registry
-    refuses in an id for the memory scope it would name."""
-    return text.encode("utf-8", "replace").decode().replace(":", "-")
-
-
-def hostile_registry(text: str):
-    """A lead role delegating to a role whose id, name, states and output are ``text``."""
-    workflow = WorkflowDefinition.linear(text, [(text, ["Read"]), ("DONE" + text, [])])
-    hostile = make_agent(text, displayName=text, reportsTo="lead", workflow=workflow.model_dump(by_alias=True),
-                         output={"name": text, "schema": {"type": "string", "minLength": 1}})
-    lead = make_agent("lead", displayName=text, delegatesTo=[text])
-    return create_agent_registry([define_agent(lead), define_agent(hostile)])
-
-
 @CHECK
 @given(text=HOSTILE)
 def test_a_registry_explorer_of_hostile_roles_shows_only_text_as_it_is_driven(text):
     text = as_role_id(text)
-    explorer = RegistryExplorer(hostile_registry(text))
+    explorer = RegistryExplorer(sample_registry(text))
     explorer.role.value = text
     assert_shows_only_text(explorer)
     explorer.tool.value = text

@@ -1,14 +1,11 @@
 """One rendering path: every core object is drawn by the view that ``VIEWS`` names, in each format it has.
 
-The core layers hold no display code at all. A view is a set of functions in
-one viz module, named ``<view>_<format>`` (``agent_card_html``,
-``agent_card_text``); ``render(obj, fmt)`` finds the view of the object's class
-(or of the nearest base class that has one) and calls it. A view that draws only
-some formats of some objects (a picture without a Mermaid form) says which with
-``<view>_formats(obj)``. The table holds
-names, not classes, so reading it imports nothing: ``alp_nb.viz.display``
-registers every class with IPython by name, and a module is imported only when
-one of its objects is shown.
+The core layers hold no display code at all. A view is a set of functions in one viz module, named
+``<view>_<format>`` (``agent_card_html``, ``agent_card_text``); ``render(obj, fmt)`` finds the view of the object's
+class (or of the nearest base class that has one) and calls it. A view that draws only some formats of some objects
+(a picture without a Mermaid form) says which with ``<view>_formats(obj)``. The table holds names, not classes, so
+reading it imports nothing: ``alp_nb.viz.display`` registers every class with IPython by name, and a module is
+imported only when one of its objects is shown.
 """
 
 from __future__ import annotations

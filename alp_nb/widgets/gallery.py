@@ -19,10 +19,16 @@ WIDGETS: Kinds[widgets.Widget] = Kinds("widget")
 register_widget = WIDGETS.register
 
 
+def as_role_id(text: str) -> str:
+    """``text`` as an agent file can hold it in an id: no lone surrogate, and no colon, which the registry refuses
+    in an id for the memory scope it would name."""
+    return text.encode("utf-8", "replace").decode().replace(":", "-")
+
+
 def sample_registry(text: str) -> AgentRegistry:
     """A registry of a lead role delegating to a role whose id, name, states and output hold ``text`` (as an id
-    can: no lone surrogate, no colon, which would name a memory scope)."""
-    text = text.encode("utf-8", "replace").decode().replace(":", "-")
+    can: ``as_role_id``)."""
+    text = as_role_id(text)
     lead = role_document("lead", text, tools=["Read"], scopes=["private:lead"], roots=["."], delegates=[text],
                          states=("WORK", "DONE"))
     role = role_document(text, text, tools=["Read"], scopes=[f"private:{text}"], roots=["."], delegates=[],

@@ -72,13 +72,16 @@ class Box:
 
 Span = tuple[float, float, float, float]
 """A box as (start, end) along the flow, then (start, end) across it."""
+LegendEntry = tuple[float, int, tuple[str, str, float], str]
+"""A legend entry as laid out: its left edge, its line (from 0), its swatch's colours and its meaning."""
 
 
 @dataclass(frozen=True)
 class Geometry:
     """The page: its size, a box per node and per group, each one's row, the arrows as drawn (a group's bundled),
-    the top of the legend (if there is one), and the boxes' spans row by row (computed once: every arrow routed
-    round the boxes reads them)."""
+    the caption's lines, the legend's entries and the top of the legend (if there is one), and the boxes' spans row
+    by row (computed once: every arrow routed round the boxes reads them). Renderers draw these as they are, so no
+    renderer wraps a line the page was not sized for."""
 
     width: float
     height: float
@@ -87,6 +90,8 @@ class Geometry:
     layer_spans: Mapping[int, list[Span]]
     row_of: Mapping[str, int]
     edges: tuple[Edge, ...]
+    caption: tuple[str, ...] = ()
+    legend: tuple[LegendEntry, ...] = ()
 
 
 def box_size(label: str, detail: tuple[str, ...]) -> tuple[float, float]:
@@ -150,15 +155,16 @@ def geometry(diagram: Diagram) -> Geometry:
     drawn = Geometry(width, height, boxes, height, layer_spans, row_of, _bundled(diagram))
     right, bottom = _bowed_reach(diagram, drawn)
     height = max(height, bottom + MARGIN)
+    caption = caption_lines(diagram)
     width = max([width, right + MARGIN, text_width(diagram.title, TITLE_SIZE, bold=True) + 2 * MARGIN,
-                 *(text_width(line, CAPTION_SIZE) + 2 * MARGIN for line in caption_lines(diagram))])
-    legend = legend_entries(diagram, max(width, MAX_WIDTH))
+                 *(text_width(line, CAPTION_SIZE) + 2 * MARGIN for line in caption)])
+    legend = tuple(legend_entries(diagram, max(width, MAX_WIDTH)))
     width = max([width, *(x + LEGEND_SWATCH + text_width(meaning, LEGEND_SIZE) + MARGIN
                           for x, _, _, meaning in legend)])
     legend_y = height
     if legend:
         height += LEGEND_HEIGHT * (1 + max(line for _, line, _, _ in legend))
-    return replace(drawn, width=width, height=height, legend_y=legend_y)
+    return replace(drawn, width=width, height=height, legend_y=legend_y, caption=caption, legend=legend)
 
 
 def _wrapped(items: list[str], extents: list[float], groups: set[str]) -> list[list[str]]:
@@ -282,7 +288,7 @@ def caption_lines(diagram: Diagram) -> tuple[str, ...]:
     return tuple(lines)
 
 
-def legend_entries(diagram: Diagram, width: float = MAX_WIDTH) -> list[tuple[float, int, tuple[str, str, float], str]]:
+def legend_entries(diagram: Diagram, width: float = MAX_WIDTH) -> list[LegendEntry]:
     """Each legend entry's left edge, line (from 0), swatch colours (fill, stroke, opacity) and meaning, left to
     right, a new line wherever the next entry would pass ``width``."""
     entries, x, line = [], MARGIN, 0

@@ -152,9 +152,7 @@ def _closed(collapse: bool | Iterable[str]) -> frozenset[str]:
 
 def _focused(nodes: list[Node], edges: list[Edge], agent_id: str) -> tuple[list[Node], list[Edge]]:
     """The nodes and edges around ``agent_id``: every node with a path down to it, and the nodes one arrow below."""
-    wanted = role_node(agent_id)
-    if all(node.id != wanted for node in nodes):
-        raise VizError("NO_VIEW", f"`{clip(agent_id, CAPTION_ID_CHARS)}` is not a role of this delegation graph")
+    wanted = _drawn_role(nodes, agent_id)
     above: dict[str, list[str]] = {}
     for edge in edges:
         above.setdefault(edge.target, []).append(edge.source)
@@ -213,11 +211,17 @@ def _collapsed(nodes: list[Node], edges: list[Edge], states: Mapping[str, str],
     return shown, list(joined.values())
 
 
-def _highlighted(nodes: list[Node], agent_id: str) -> list[Node]:
-    """``nodes`` with the role ``agent_id`` marked current."""
+def _drawn_role(nodes: list[Node], agent_id: str) -> str:
+    """The node id of the role ``agent_id``; ``VizError`` (``NO_VIEW``) when the graph does not draw it."""
     wanted = role_node(agent_id)
     if all(node.id != wanted for node in nodes):
         raise VizError("NO_VIEW", f"`{clip(agent_id, CAPTION_ID_CHARS)}` is not a role of this delegation graph")
+    return wanted
+
+
+def _highlighted(nodes: list[Node], agent_id: str) -> list[Node]:
+    """``nodes`` with the role ``agent_id`` marked current."""
+    wanted = _drawn_role(nodes, agent_id)
     return [replace(node, marks=node.marks | CURRENT) if node.id == wanted else node for node in nodes]
 
 

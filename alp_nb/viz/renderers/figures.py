@@ -21,11 +21,9 @@ from alp_nb.viz.models.geometry import (
     TITLE_HEIGHT,
     Point,
     arrowhead_corners,
-    caption_lines,
     edge_label_at,
     edge_path,
     geometry,
-    legend_entries,
 )
 from alp_nb.viz.models.palette import EDGE_COLOURS, FAINT_INK, INK, node_colours
 from alp_nb.viz.renderers.figure_text import drawable
@@ -51,7 +49,7 @@ def draw_diagram(diagram: Diagram, ax: Axes | None = None) -> Axes:
     ax.set_axis_off()
     ax.text(MARGIN, MARGIN + 14, drawable(diagram.title), fontsize=10.5, fontweight="bold", color=INK,
             parse_math=False)
-    for index, line in enumerate(caption_lines(diagram)):
+    for index, line in enumerate(geo.caption):
         ax.text(MARGIN, MARGIN + TITLE_HEIGHT + CAPTION_HEIGHT * (index + 1) - 6, drawable(line), fontsize=8,
                 color=FAINT_INK, parse_math=False)
     lines: dict[str, list[tuple[Point, ...]]] = {}
@@ -93,7 +91,7 @@ def draw_diagram(diagram: Diagram, ax: Axes | None = None) -> Axes:
         for index, line in enumerate(box.detail):
             ax.text(centre, box.y + PAD_Y + LINE + DETAIL_LINE * index + 9, drawable(line), ha="center", fontsize=7,
                     color=FAINT_INK, alpha=opacity, parse_math=False)
-    for x, row, (fill, stroke, opacity), meaning in legend_entries(diagram, geo.width):
+    for x, row, (fill, stroke, opacity), meaning in geo.legend:
         y = geo.legend_y + LEGEND_HEIGHT * row
         ax.add_artist(FancyBboxPatch((x, y + 4), 14, 12, boxstyle="round,pad=0,rounding_size=3",
                                      facecolor=fill, edgecolor=stroke, alpha=opacity))

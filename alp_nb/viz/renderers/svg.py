@@ -30,11 +30,9 @@ from alp_nb.viz.models.geometry import (
     TITLE_SIZE,
     Geometry,
     arrowhead_corners,
-    caption_lines,
     edge_label_at,
     edge_path,
     geometry,
-    legend_entries,
 )
 from alp_nb.viz.models.palette import EDGE_COLOURS, FAINT_INK, INK, node_colours
 from alp_nb.viz.terminal import plain_line
@@ -65,11 +63,11 @@ def diagram_svg(diagram: Diagram) -> str:
         *(_group(group, geo) for group in diagram.groups),
         *(_edge(diagram, geo, edge) for edge in geo.edges),
         *(_node(node, geo) for node in diagram.nodes),
-        _legend(diagram, geo),
+        _legend(geo),
     ]
     top = MARGIN + TITLE_HEIGHT
     parts += [f'<text x="{MARGIN}" y="{top + CAPTION_HEIGHT * (index + 1) - 6}" font-size="{CAPTION_SIZE:g}" '
-              f'fill="{FAINT_INK}">{xml_text(line)}</text>' for index, line in enumerate(caption_lines(diagram))]
+              f'fill="{FAINT_INK}">{xml_text(line)}</text>' for index, line in enumerate(geo.caption)]
     parts.append("</svg>")
     return "".join(part for part in parts if part)
 
@@ -144,11 +142,9 @@ def _edge(diagram: Diagram, geo: Geometry, edge: Edge) -> str:
     return shape + label
 
 
-def _legend(diagram: Diagram, geo: Geometry) -> str:
-    if not diagram.legend:
-        return ""
+def _legend(geo: Geometry) -> str:
     parts = []
-    for x, line, (fill, stroke, opacity), meaning in legend_entries(diagram, geo.width):
+    for x, line, (fill, stroke, opacity), meaning in geo.legend:
         faded = f' opacity="{opacity}"' if opacity < 1 else ""
         y = geo.legend_y + LEGEND_HEIGHT * line + 4
         parts.append(f'<rect x="{round(x, 1)}" y="{round(y, 1)}" width="14" height="12" rx="3" fill="{fill}" '
