@@ -24,6 +24,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from journal_lines import journal_lines
+
 from alp_nb.runtime import Fork, RunnerOutput, RunStore, WorkflowInputError, WorkflowRegistry, run_workflow
 
 TOKENS = 10
@@ -175,7 +177,7 @@ def _trial(scenario: str, folder: Path, kill_at: int, mode: str, source_store: P
         resumes += 1
         _in_child(lambda: _launch(scenario, store, ledger, resume=run_id))
     snapshot = store.snapshot(run_id)
-    lines = [json.loads(line) for line in store.paths(run_id).journal.read_text().splitlines()]
+    lines = journal_lines(store.paths(run_id).journal)
     calls = [line for line in lines if line["kind"] == "agent" and "copiedFrom" not in line]
     cumulative = snapshot.usage.cumulative
     outcome.update(

@@ -21,6 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from journal_lines import journal_lines
+
 from alp_nb.runtime import (
     DEFAULT_REGISTRY,
     MockAgentRunner,
@@ -61,13 +63,28 @@ def launch(name, store, workflows=None, args=None, resume=None, **options):
 
 
 def journal_records(store, run_id, *, asks=False, kinds=None):
-    """The journal's lines as parsed records, in file order; ask lines (said before each runner call) only with
-    ``asks``; only lines of ``kinds`` when given."""
-    path = store.paths(run_id).journal
-    records = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+    """The journal's lines as parsed records, in file order, each answer with its call's fields (``journal_lines``);
+    ask lines (said before each runner call) only with ``asks``; only lines of ``kinds`` when given."""
+    records = journal_lines(store.paths(run_id).journal, asks=asks or kinds is not None)
     if kinds is not None:
         return [record for record in records if record.get("kind") in kinds]
     return records if asks else [record for record in records if record.get("kind") != "ask"]
+
+
+V3_ASK_FIELDS = ("v", "seq", "key", "kind", "label", "phase", "attempts", "started")
+V3_SPEND_FIELDS = ("v", "seq", "key", "kind", "label", "phase", "tokens", "attempts", "reason", "ended", "error",
+                   "issues")
+
+
+def as_v3_journal(store, run_id):
+    """Rewrite ``run_id``'s journal as the v3 writer wrote it (each line saying all about its call, asks holding
+    no prompt, 16-digit checksums), seq for seq; returns its records."""
+    kept = {"ask": V3_ASK_FIELDS, "spend": V3_SPEND_FIELDS}
+    records = [{name: record[name] for name in kept[record["kind"]] if name in record} if record["kind"] in kept
+               else record for record in journal_records(store, run_id, asks=True)]
+    records = [{**record, "v": 3} for record in records]
+    store.paths(run_id).journal.write_text("".join(sealed_line(record) for record in records))
+    return records
 
 
 def as_legacy_run(store, run_id):
@@ -84,14 +101,15 @@ def as_legacy_run(store, run_id):
 
 def sealed_line(record: dict[str, Any]) -> str:
     """``record`` as a journal line of its version, following the spec (not the runtime's code): the JSON text T of
-    the record without ``sum`` (compact for ``v`` 3, spaced for ``v`` 2), then ``"sum": "<first 16 hex of
-    sha256(T)>"`` appended as its last member in the same style."""
+    the record without ``sum`` (compact for ``v`` 3 and 4, spaced for ``v`` 2), then ``"sum": "<first hex digits
+    of sha256(T)>"`` (12 for ``v`` 4, 16 before) appended as its last member in the same style."""
     body = {key: value for key, value in record.items() if key != "sum"}
     if record.get("v") == 2:
         text = json.dumps(body, ensure_ascii=False)
         return f'{text[:-1]}, "sum": "{hashlib.sha256(text.encode()).hexdigest()[:16]}"}}\n'
     text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
-    return f'{text[:-1]},"sum":"{hashlib.sha256(text.encode()).hexdigest()[:16]}"}}\n'
+    digits = 12 if record.get("v") == 4 else 16
+    return f'{text[:-1]},"sum":"{hashlib.sha256(text.encode()).hexdigest()[:digits]}"}}\n'
 
 
 def one_workflow(script, name: str = "wf", phases=()) -> WorkflowRegistry:

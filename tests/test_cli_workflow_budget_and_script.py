@@ -7,6 +7,7 @@ import json
 
 import pytest
 from cli_support import alp_nb, batch_script, spent_batch_run
+from journal_lines import journal_lines
 
 
 @pytest.fixture
@@ -76,7 +77,7 @@ def test_a_script_that_saves_its_own_review_changes_runs_that_version_from_the_c
                  "--store", store)
     assert ran.returncode == 0, ran.stderr
     run_id = (tmp_path / "runs" / "last_run.txt").read_text().strip()
-    lines = [json.loads(line) for line in (tmp_path / "runs" / f"{run_id}.journal.jsonl").read_text().splitlines()]
+    lines = journal_lines(tmp_path / "runs" / f"{run_id}.journal.jsonl")
     assert [line["label"] for line in lines if line["kind"] == "agent"] == ["our-review"]
     resumed = alp_nb("workflow", "resume", run_id, "--script", str(script), "--store", store)
     assert resumed.returncode == 0 and "0 done, 1 cached" in resumed.stdout

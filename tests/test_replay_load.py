@@ -130,7 +130,8 @@ def test_a_call_recorded_twice_with_the_same_value_is_one_row(store):
     run = launch("sequence", store, args={"calls": 2})
     path = store.paths(run.run_id).journal
     lines = path.read_text().splitlines(keepends=True)
-    path.write_text("".join(lines) + sealed_line({**json.loads(lines[1]), "seq": 5}))
+    ask, answer = json.loads(lines[0]), json.loads(lines[1])
+    path.write_text("".join(lines) + sealed_line({**ask, "seq": 5}) + sealed_line({**answer, "seq": 6, "ask": 5}))
     record = load_run(run.run_id, store=store)
     assert record.journal["label"].tolist() == ["step-0", "step-1"] and record.line_numbers.tolist() == [2, 4]
 

@@ -6,7 +6,7 @@ import json
 import stat
 
 import pytest
-from runtime_support import KILLED_AFTER, interrupted_review, launch, registry, sealed_line
+from runtime_support import KILLED_AFTER, as_v3_journal, interrupted_review, launch, registry, sealed_line
 
 from alp_nb.cli import main
 from alp_nb.replay import load_run
@@ -112,9 +112,10 @@ def test_events_of_a_run_resumed_after_a_torn_event_line_stay_readable(store):
 
 
 def test_a_journal_that_resumes_can_always_be_shown(store):
+    """A v3 line says all about its call, and a resume reads only its key and value."""
     result = launch("sequence", store, args={"calls": 2})
     path = store.paths(result.run_id).journal
-    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    lines = as_v3_journal(store, result.run_id)
     lines[3]["label"] = 5  # malformed, but the resume never reads it
     path.write_text("".join(sealed_line(line) for line in lines))
     with pytest.warns(RuntimeWarning, match="line 4: `label` of the wrong type"):
@@ -122,6 +123,18 @@ def test_a_journal_that_resumes_can_always_be_shown(store):
     assert record.journal["label"].tolist() == ["step-0", None]
     assert record.journal["value"][1] == "mock answer to step-1" and len(record.warnings) == 1
     assert launch("sequence", store, resume=result.run_id).task.attempts[-1].cached == 2
+
+
+@pytest.mark.parametrize("field", ["label", "prompt", "phase"])
+def test_an_ask_line_whose_call_is_malformed_is_refused_naming_it_as_no_answer_to_it_could_be_shown(store, field):
+    result = launch("sequence", store, args={"calls": 2})
+    path = store.paths(result.run_id).journal
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    lines[2][field] = 5
+    path.write_text("".join(sealed_line(line) for line in lines))
+    with pytest.raises(WorkflowInputError, match=f"line 3: `{field}` must be a string") as refused:
+        load_run(result.run_id, store=store)
+    assert refused.value.code == "JOURNAL_CORRUPT"
 
 
 def test_last_run_names_a_run_only_once_its_first_snapshot_is_written(store, monkeypatch):

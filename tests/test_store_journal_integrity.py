@@ -9,7 +9,7 @@ import re
 import warnings
 
 import pytest
-from runtime_support import FailingRunner, as_legacy_run, journal_records, launch, registry, sealed_line
+from runtime_support import FailingRunner, as_legacy_run, as_v3_journal, journal_records, launch, registry, sealed_line
 
 from alp_nb.cli import main
 from alp_nb.replay import load_run, plan_resume
@@ -18,12 +18,6 @@ from alp_nb.runtime import MockAgentRunner, RunnerOutput, RunStore, WorkflowInpu
 
 def lines_of(store, run_id):
     return store.paths(run_id).journal.read_text().splitlines(keepends=True)
-
-
-def call_line(lines, label):
-    """The index of the call line (not the ask line) of ``label`` in ``lines``."""
-    return next(index for index, line in enumerate(lines)
-                if json.loads(line)["kind"] == "agent" and json.loads(line)["label"] == label)
 
 
 def refused_resume(store, run_id, code, workflow="sequence"):
@@ -47,9 +41,9 @@ def test_each_line_carries_the_checksum_of_its_content_as_specified(store):
     run = launch("sequence", store)
     for line in lines_of(store, run.run_id):
         record = json.loads(line)
-        assert record["v"] == 3 and line == sealed_line(record)
+        assert record["v"] == 4 and line == sealed_line(record)
         text = line[:line.rindex(',"sum":')] + "}"
-        assert record["sum"] == hashlib.sha256(text.encode()).hexdigest()[:16]
+        assert record["sum"] == hashlib.sha256(text.encode()).hexdigest()[:12]
         assert text == json.dumps({key: value for key, value in record.items() if key != "sum"},
                                   ensure_ascii=False, separators=(",", ":"))  # compact JSON
     assert read_journal(store.paths(run.run_id).journal).legacy_lines == 0
@@ -71,20 +65,21 @@ def test_a_second_line_for_the_same_call_with_another_value_is_refused_naming_bo
     run = launch("sequence", store)
     path = store.paths(run.run_id).journal
     lines = lines_of(store, run.run_id)
-    forged = {**json.loads(lines[1]), "seq": 7, "value": "another answer"}
-    path.write_text("".join(lines) + sealed_line(forged))
+    ask, answer = json.loads(lines[0]), json.loads(lines[1])
+    forged = sealed_line({**ask, "seq": 7}) + sealed_line({**answer, "seq": 8, "ask": 7, "value": "another answer"})
+    path.write_text("".join(lines) + forged)
     message = refused_resume(store, run.run_id, "JOURNAL_TAMPERED")
-    key = forged["key"]
-    assert message == f"{path.name} lines 2 and 7 record call `{key}` with different values"
+    assert message == f"{path.name} lines 2 and 8 record call `{ask['key']}` with different values"
 
 
 def test_the_same_call_recorded_twice_with_the_same_value_is_read_once(store):
     run = launch("sequence", store)
     path = store.paths(run.run_id).journal
     lines = lines_of(store, run.run_id)
-    path.write_text("".join(lines) + sealed_line({**json.loads(lines[1]), "seq": 7}))
+    ask, answer = json.loads(lines[0]), json.loads(lines[1])
+    path.write_text("".join(lines) + sealed_line({**ask, "seq": 7}) + sealed_line({**answer, "seq": 8, "ask": 7}))
     read = read_journal(path, keep_entries=True)
-    assert len(read.calls) == len(read.entries) == 3 and read.next_seq == 8
+    assert len(read.calls) == len(read.entries) == 3 and read.next_seq == 9
     runner = MockAgentRunner()
     again = launch("sequence", store, resume=run.run_id, runner=runner)
     assert runner.calls == [] and again.result == run.result
@@ -103,8 +98,8 @@ def test_nan_infinity_or_a_repeated_key_in_a_line_is_refused_naming_the_line(sto
     lines = lines_of(store, run.run_id)
     if not sealed:  # a run written before lines were sealed: no checksums, and no ask lines
         as_legacy_run(store, run.run_id)
-        lines = [json.dumps({k: v for k, v in json.loads(line).items() if k not in ("sum", "v")}) + "\n"
-                 for line in lines if json.loads(line)["kind"] != "ask"]
+        lines = [json.dumps({k: v for k, v in line.items() if k not in ("sum", "v")}) + "\n"
+                 for line in journal_records(store, run.run_id)]
     lines[1] = edit(lines[1])
     path.write_text("".join(lines))
     message = refused_resume(store, run.run_id, "JOURNAL_CORRUPT")
@@ -118,7 +113,7 @@ def test_lines_without_a_checksum_from_s16_or_an_earlier_version_read_as_legacy(
     ours = journal_records(store, run.run_id)
     s16 = {"key": ours[0]["key"], "value": ours[0]["value"]}
     v1 = {key: value for key, value in ours[1].items() if key != "sum"} | {"v": 1, "seq": 2}
-    path.write_text(json.dumps(s16) + "\n" + json.dumps(v1) + "\n" + sealed_line(ours[2] | {"seq": 3}))
+    path.write_text(json.dumps(s16) + "\n" + json.dumps(v1) + "\n" + sealed_line(ours[2] | {"v": 3, "seq": 3}))
     read = read_journal(path, keep_entries=True)
     assert read.legacy_lines == 2 and [entry.legacy for entry in read.entries] == [True, True, False]
     record = load_run(run.run_id, store=store)
@@ -257,7 +252,7 @@ def test_a_snapshot_older_than_last_seq_still_tells_lost_lines_by_the_tokens_its
         load_run(run.run_id, store=store)
 
 
-@pytest.mark.parametrize("version", [4, 12])
+@pytest.mark.parametrize("version", [5, 12])
 def test_a_line_of_a_newer_journal_format_is_refused_as_a_newer_snapshot_is(store, version):
     run = launch("sequence", store)
     path = store.paths(run.run_id).journal
@@ -266,7 +261,7 @@ def test_a_line_of_a_newer_journal_format_is_refused_as_a_newer_snapshot_is(stor
     path.write_text("".join(lines))
     message = refused_resume(store, run.run_id, "JOURNAL_CORRUPT")
     assert message == (f"{path.name} line 2: it is a v{version} line, a newer journal format than this alp_nb reads "
-                       "(up to v3): upgrade alp_nb to read this run")
+                       "(up to v4): upgrade alp_nb to read this run")
     snapshot = store.paths(run.run_id).snapshot
     snapshot.write_text(json.dumps(json.loads(snapshot.read_text()) | {"journalFormat": version}))
     with pytest.raises(WorkflowInputError) as newer_snapshot:
@@ -281,7 +276,7 @@ def test_a_field_no_writer_of_the_lines_version_writes_is_refused_naming_it(stor
     lines[3] = sealed_line({**json.loads(lines[3]), "severity": "critical"})
     path.write_text("".join(lines))
     message = refused_resume(store, run.run_id, "JOURNAL_CORRUPT")
-    assert message == f"{path.name} line 4: unknown field `severity`: no v3 writer writes it"
+    assert message == f"{path.name} line 4: unknown field `severity`: no v4 writer writes it"
 
 
 def test_a_v2_journal_of_the_previous_writer_still_reads_and_resumes(store):
@@ -300,3 +295,24 @@ def test_a_v2_journal_of_the_previous_writer_still_reads_and_resumes(store):
     runner = MockAgentRunner()
     assert launch("sequence", store, resume=run.run_id, runner=runner).result == run.result and runner.calls == []
     assert read_journal(path).legacy_lines == 0
+
+
+def test_a_v3_journal_of_the_previous_writer_still_reads_plans_and_resumes_with_v4_lines_after_it(store):
+    """Lines in the v3 form (each saying all about its call, 16-digit checksums, asks without prompts): shown,
+    planned and served as before; a resume continues the file in v4 lines, and the whole reads back."""
+    failed = launch("sequence", store, runner=FailingRunner({"step-1"}))
+    shown = ["seq", "key", "kind", "label", "prompt", "tokens", "status"]
+    before = load_run(failed.run_id, store=store).journal[shown]
+    as_v3_journal(store, failed.run_id)
+    assert load_run(failed.run_id, store=store).journal[shown].equals(before)
+    plan = plan_resume(failed.run_id, store=store, registry=registry())
+    assert plan.calls["action"].tolist() == ["cached", "live", "live"]
+    runner = MockAgentRunner()
+    resumed = launch("sequence", store, resume=failed.run_id, runner=runner)
+    assert runner.calls == ["step-1", "step-2"] and resumed.status == "completed"
+    versions = [json.loads(line)["v"] for line in lines_of(store, failed.run_id)]
+    assert versions[:4] == [3, 3, 3, 3] and set(versions[4:]) == {4}
+    record = load_run(failed.run_id, store=store)
+    assert record.journal["label"].tolist() == ["step-0", "step-1", "step-1", "step-2"]
+    assert record.journal["status"].tolist() == ["done", "failed", "done", "done"]
+    assert launch("sequence", store, resume=failed.run_id, runner=runner).task.attempts[-1].cached == 3

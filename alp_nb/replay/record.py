@@ -17,14 +17,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 
 from pydantic import ValidationError
 
 from alp_nb.base.safe_files import open_regular
 from alp_nb.base.untrusted_json import UntrustedJson, loads_untrusted
 from alp_nb.runtime.errors import WorkflowInputError
-from alp_nb.runtime.journal import JournalEntry, JournalRead
+from alp_nb.runtime.journal import ASK, JOURNAL_VERSION, JournalEntry, JournalRead, answer_record
 from alp_nb.runtime.keys import validate_run_id
 from alp_nb.runtime.snapshot import Attempt, RunSnapshot, UsageReport, parse_snapshot, run_budget
 from alp_nb.runtime.store import RunStore, run_error
@@ -169,6 +169,9 @@ class RunRecord:
         line = self._line(row)
         if (line is not None and line.get("key") == self.journal.at[row, "key"]
                 and line.get("value") == self.journal.at[row, "value"]):  # the line the table was read from
+            if line.get("v") == JOURNAL_VERSION:  # its times count from an epoch: the table has them in full
+                line.update(started=_missing(self.journal.at[row, "started"]),
+                            ended=_missing(self.journal.at[row, "ended"]))
             try:
                 return JournalEntry.model_validate(line)
             except ValidationError:
@@ -195,6 +198,8 @@ class RunRecord:
         return starts.astype(np.int64) if len(data) else np.array([], dtype=np.int64)
 
     def _line(self, row: int) -> dict[str, Any] | None:
+        """Row ``row``'s journal line, read back by its position; a ``v`` 4 answer with its ask line's fields (the
+        ask is looked for in the lines before it)."""
         if self.line_numbers is None or not 0 <= row < len(self.line_numbers):
             return None
         index = int(self.line_numbers[row]) - 1
@@ -203,11 +208,22 @@ class RunRecord:
         path = self.store.paths(self.run_id).journal
         try:
             with store_file(path, "read"), os.fdopen(open_regular(path, os.O_RDONLY), "rb") as handle:
-                handle.seek(int(self._offsets[index]))
-                record = loads_untrusted(handle.readline())
-        except (FileNotFoundError, WorkflowInputError, UntrustedJson):
+                record = self._read_at(handle, index)
+                ask_seq = record.get("ask") if isinstance(record, dict) and record.get("v") == JOURNAL_VERSION else None
+                if ask_seq is None:
+                    return record if isinstance(record, dict) else None
+                while index > 0:  # the ask is before its answer, and most often close to it
+                    index -= 1
+                    ask = self._read_at(handle, index)
+                    if isinstance(ask, dict) and ask.get("seq") == ask_seq:
+                        return answer_record(ask, record) if ask.get("kind") == ASK else None
+        except (FileNotFoundError, WorkflowInputError, UntrustedJson, KeyError):
             return None
-        return record if isinstance(record, dict) else None
+        return None
+
+    def _read_at(self, handle: BinaryIO, index: int) -> Any:
+        handle.seek(int(self._offsets[index]))
+        return loads_untrusted(handle.readline())
 
 
 def load_run(run_id: str | None = None, store: RunStore | str | os.PathLike[str] | None = None) -> RunRecord:

@@ -26,10 +26,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
-import time
 from collections import deque
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from alp_nb.agents.errors import AgentError
 from alp_nb.agents.output_contract import OutputContract
@@ -38,7 +37,7 @@ from alp_nb.base.untrusted_json import UntrustedJson, loads_untrusted
 from .calls import CallObserver
 from .errors import WorkflowInputError
 from .events import EventLog
-from .journal import CachedCall, JournalRead, JournalWriter, MemoryJournal, journaled
+from .journal import CachedCall, JournalLines, JournalRead, journaled
 from .keys import canonical_dumps
 from .runners import RunnerOutput, invoker
 from .snapshot import SNAPSHOT_LOG_LINES, PhaseProgress, Usage
@@ -47,10 +46,17 @@ RETRY_REMINDER = "\n\nReturn valid JSON."
 DONE, CACHED, FAILED, CANCELLED = 0, 1, 2, 3
 
 
+class Asked(NamedTuple):
+    """A runner's output and the seq of the ask line it answers."""
+
+    seq: int
+    output: Any
+
+
 class AttemptState:
     """The journal cache and writer, usage, budget, cap, phases, logs and events of one attempt."""
 
-    def __init__(self, *, journal: JournalRead, writer: JournalWriter | MemoryJournal, events: EventLog,
+    def __init__(self, *, journal: JournalRead, writer: JournalLines, events: EventLog,
                  runner: Any, concurrency: int, agent_cap: int, budget_total: int | None, spent_before: int,
                  phases: tuple[str, ...], on_phase: Callable[[], None], on_call: CallObserver | None = None,
                  prompts: Mapping[str, str] | None = None, unanswered_before: int = 0) -> None:
@@ -184,19 +190,8 @@ class AttemptState:
                 self.check_budget(label, new_call=True)  # in the slot: no queued call starts once the budget is spent
                 events.agent_event("started", key, label, phase, workflow)
                 self.agents += 1
-                started = time.time()
                 try:
-                    value, tokens, attempts = await self._answer(key, label, prompt, schema, contract, phase,
-                                                                 workflow)
-                    record: dict[str, Any] = {"key": key, "kind": "agent", "label": label}  # all JSON by now
-                    if phase is not None:
-                        record["phase"] = phase
-                    record["prompt"] = prompt
-                    if schema is not None:
-                        record["schema"] = schema
-                    record.update(value=value, tokens=tokens, attempts=attempts, started=started,
-                                  ended=time.time())
-                    seq = self.write(record)
+                    value, tokens, seq = await self._answer(key, label, prompt, schema, contract, phase, workflow)
                 except asyncio.CancelledError:  # a sibling failed, or the run was stopped: not this call's failure
                     self.count(phase, CANCELLED)
                     events.agent_event("cancelled", key, label, phase, workflow)
@@ -224,56 +219,51 @@ class AttemptState:
 
     async def _answer(self, key: str, label: str, prompt: str, schema: Any, contract: OutputContract | None,
                       phase: str | None, workflow: str | None) -> tuple[Any, int, int]:
-        """The answer the call keeps, its tokens and how many answers it took: output failing its schema is asked
+        """The answer the call keeps, its tokens and the seq of its journal line: output failing its schema is asked
         for once more with a reminder, then refused. An answer not kept is recorded as spent at once."""
-        value, tokens = self._take(await self._ask(key, label, prompt, schema, phase, 1), key, label, phase, 1)
-        if contract is None:
-            return value, tokens, 1
-        verdict = contract.validate(value)
-        if verdict.ok:
-            return value, tokens, 1
-        self._spend(key, label, phase, tokens, 1, "retried", issues=list(verdict.issues))
+        ask = await self._ask(key, label, prompt, schema, phase, 1)
+        value, tokens = self._take(ask, label)
+        if contract is None or (verdict := contract.validate(value)).ok:
+            return value, tokens, self.write(self.writer.answer, ask.seq, value, tokens)
+        self._spend(ask.seq, tokens, "retried", issues=list(verdict.issues))
         self.events.tell(_tagged({"type": "workflow_agent", "status": "retry", "key": key, "label": label,
                                   "phase": phase, "issues": list(verdict.issues)}, workflow))
-        output = await self._ask(key, label, prompt + RETRY_REMINDER, schema, phase, 2)
-        value, tokens = self._take(output, key, label, phase, 2)
+        ask = await self._ask(key, label, prompt, schema, phase, 2)
+        value, tokens = self._take(ask, label)
         verdict = contract.validate(value)
         if not verdict.ok:
-            self._spend(key, label, phase, tokens, 2, "refused", issues=list(verdict.issues))
+            self._spend(ask.seq, tokens, "refused", issues=list(verdict.issues))
             raise WorkflowInputError(
                 "INVALID_OUTPUT",
                 f"agent `{label}` returned output that does not match its schema after one retry: "
                 + "; ".join(verdict.issues),
             )
-        return value, tokens, 2
+        return value, tokens, self.write(self.writer.answer, ask.seq, value, tokens)
 
-    async def _ask(self, key: str, label: str, prompt: str, schema: Any, phase: str | None, answer: int) -> Any:
-        """The runner's output for ``prompt``, asked after its ask line is written. A runner that raises instead
-        of answering handed back nothing: its ask is answered by a spend line of 0 tokens (``failed``), as an async
-        runner's is when its coroutine is cancelled with the call (``cancelled``)."""
-        record: dict[str, Any] = {"key": key, "kind": "ask", "label": label}
-        if phase is not None:
-            record["phase"] = phase
-        record.update(attempts=answer, started=time.time())
-        self.write(record)
+    async def _ask(self, key: str, label: str, prompt: str, schema: Any, phase: str | None,
+                   answer: int) -> Asked:
+        """The runner's output for answer ``answer`` of the call (the second is asked with a reminder), asked after
+        its ask line is written. A runner that raises instead of answering handed back nothing: its ask is
+        answered by a spend line of 0 tokens (``failed``), as an async runner's is when its coroutine is
+        cancelled with the call (``cancelled``)."""
+        seq = self.write(self.writer.ask, key, label, phase, prompt, schema, answer)
         try:
-            output = self._invoke(prompt, schema, label)
+            output = self._invoke(prompt if answer == 1 else prompt + RETRY_REMINDER, schema, label)
             while type(output) is not RunnerOutput and inspect.isawaitable(output):
                 if isinstance(output, asyncio.Future):
-                    output = await self._thread_answer(output, key, label, phase, answer)
+                    output = await self._thread_answer(output, seq, label)
                     continue
                 try:
                     output = await output
                 except asyncio.CancelledError:  # the runner's coroutine stopped with it: it handed back nothing
-                    self._spend_or_leave_unanswered(key, label, phase, answer)
+                    self._spend_or_leave_unanswered(seq)
                     raise
         except Exception as error:
-            self._spend(key, label, phase, 0, answer, "failed", error=describe(error))
+            self._spend(seq, 0, "failed", error=describe(error))
             raise
-        return output
+        return Asked(seq, output)
 
-    async def _thread_answer(self, future: asyncio.Future[Any], key: str, label: str, phase: str | None,
-                             answer: int) -> Any:
+    async def _thread_answer(self, future: asyncio.Future[Any], ask: int, label: str) -> Any:
         """The output of a runner call running in a thread (``future``). Cancelled because the run stopped
         itself, it waits on for the answer and records it as spent before the cancellation goes on; cancelled from
         outside, it abandons the call (its ask stays unanswered). ``asyncio.wait`` never cancels ``future``."""
@@ -285,19 +275,19 @@ class AttemptState:
                     await asyncio.wait((future,))
             late = _settled_answer(future)
             if late is not None:
-                self._spend(key, label, phase, self._charge(late, label), answer, "cancelled")
+                self._spend(ask, self._charge(late, label), "cancelled")
             elif future.done() and not future.cancelled() and isinstance(raised := future.exception(), Exception):
-                self._spend(key, label, phase, 0, answer, "failed", error=describe(raised))
+                self._spend(ask, 0, "failed", error=describe(raised))
             else:  # abandoned while out, or answered with something that is not a runner's output
                 future.cancel()
                 self.unanswered += 1
             raise
         return future.result()
 
-    def _spend_or_leave_unanswered(self, key: str, label: str, phase: str | None, answer: int) -> None:
+    def _spend_or_leave_unanswered(self, ask: int) -> None:
         """Answer a cancelled call's ask with 0 tokens; if even that cannot be written, it stays unanswered."""
         try:
-            self._spend(key, label, phase, 0, answer, "cancelled")
+            self._spend(ask, 0, "cancelled")
         except WorkflowInputError:
             self.unanswered += 1
 
@@ -306,33 +296,29 @@ class AttemptState:
         root = self._root
         return root is not None and root.cancelling() > 0
 
-    def write(self, record: dict[str, Any]) -> int:
-        """Append ``record`` to the journal; the first failure to write (a full disk) is kept, and stops the run."""
+    def write(self, line: Callable[..., int], *fields: Any) -> int:
+        """Write one journal line with ``line`` (a writer's ``ask``, ``answer`` or ``spend``); the first failure to
+        write (a full disk) is kept, and stops the run."""
         try:
-            return self.writer.append(record)
+            return line(*fields)
         except WorkflowInputError as error:
             self.store_failure = self.store_failure or error
             raise
 
-    def _take(self, output: Any, key: str, label: str, phase: str | None, answer: int) -> tuple[Any, int]:
+    def _take(self, ask: Asked, label: str) -> tuple[Any, int]:
         """Charge a runner's output and return its value as the journal will give it back, with its tokens;
         output whose value is not JSON is refused (RUNNER_OUTPUT), its tokens recorded as spent."""
-        tokens = self._charge(output, label)
+        tokens = self._charge(ask.output, label)
         try:
-            return _journaled(output.value, label), tokens
+            return _journaled(ask.output.value, label), tokens
         except WorkflowInputError:
-            self._spend(key, label, phase, tokens, answer, "not JSON")
+            self._spend(ask.seq, tokens, "not JSON")
             raise
 
-    def _spend(self, key: str, label: str, phase: str | None, tokens: int, answer: int, reason: str,
-               **detail: Any) -> None:
+    def _spend(self, ask: int, tokens: int, reason: str, **detail: Any) -> None:
         """Journal an answer paid for but not kept (a spend line), so its tokens outlive a crash; ``detail`` is
         what says why (``error``, ``issues``)."""
-        record: dict[str, Any] = {"key": key, "kind": "spend", "label": label}
-        if phase is not None:
-            record["phase"] = phase
-        record.update(tokens=tokens, attempts=answer, reason=reason, ended=time.time(), **detail)
-        self.write(record)
+        self.write(self.writer.spend, ask, tokens, reason, detail)
 
     def _charge(self, output: Any, label: str) -> int:
         if type(output) is not RunnerOutput:

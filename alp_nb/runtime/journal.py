@@ -16,16 +16,24 @@ refused, as a newer snapshot is. Lines written before checksums, the s16 referen
 (``sealed_from``); they are counted as legacy: nothing vouches for them. A line missing from the middle shows as
 a gap in ``seq``, named in ``gaps``.
 
-Spending. Before a runner is asked, an ask line (``kind: "ask"``: ``key``, ``label``, ``phase``, ``attempts`` --
-which answer of the call it asks for -- and ``started``) says so. Every answer the runner hands back then goes on
-exactly one line before anything else is done with it: the answer a call keeps on the call's line (``kind:
-"agent"``, whose ``tokens`` are that answer's), any other on a spend line (``kind: "spend"``: ``key``, ``label``,
-``phase``, ``tokens``, ``attempts``, ``ended`` and ``reason``: ``retried`` or ``refused`` with the schema's
-``issues``, ``not JSON``, ``cancelled``, or ``failed`` with the runner's ``error`` when it raised instead of
-answering). So the journal alone says how every call it holds went, and when. An ask that no later line
-answers was asked and never answered on record (the process died, or the run was stopped while it was out):
-``unanswered``, spend of unknown size. So a run's usage is the sum over its lines plus what it reserves for
-those. (A ``v`` 1 call line holds the tokens of all its answers, and has no spend or ask lines.)
+Spending. Before a runner is asked, an ask line (``kind: "ask"``) says so: which call (``key``, ``label``,
+``phase``, ``prompt``, ``schema``), which answer of it (``attempts``, 1 when absent) and when (``at``). Every
+answer the runner hands back then goes on exactly one line, which names its ask (``ask``: the ask line's seq),
+before anything else is done with it: the answer a call keeps on an answer line (``kind: "agent"``: ``value`` and
+the ``tokens`` of that answer), any other on a spend line (``kind: "spend"``: ``tokens`` and ``reason``:
+``retried`` or ``refused`` with the schema's ``issues``, ``not JSON``, ``cancelled``, or ``failed`` with the
+runner's ``error`` when it raised instead of answering). So the journal alone says how every call it holds went,
+and when. An ask that no later line answers was asked and never answered on record (the process died, or the run
+was stopped while it was out): ``unanswered``, spend of unknown size. So a run's usage is the sum over its lines
+plus what it reserves for those. (A ``v`` 1 call line holds the tokens of all its answers, and has no spend or ask
+lines.)
+
+Formats. ``v`` 4 (written here) keeps what a call is on its ask line alone, and times as seconds (to the
+microsecond) after an ``epoch``: the first line each writer writes carries ``epoch`` (seconds since 1970), and
+each line's ``at`` counts from the latest epoch before it. Its checksum is 12 hex digits. The reader hands on
+every line in the form of ``v`` 3, whose lines each say everything (``key``, ``label``, ``phase``, ``attempts``,
+``started``, ``ended``; an answer's ``started`` is when its call was first asked) with a 16-digit checksum: a
+fork still writes its copied calls as ``v`` 3 lines, which stand alone.
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ import hashlib
 import json
 import math
 import os
+import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -54,27 +63,37 @@ from .store_files import inaccessible, open_store_file, store_file, write_all
 
 S16_KEY_LENGTH = len("agent-") + 10
 
-JOURNAL_VERSION = 3
-"""The version of the lines written here: compact JSON, with ask lines. ``v`` 2 lines (spaced JSON, no ask lines)
-still read and are checked the same way; lines of earlier versions (1, and s16's, which have no ``v``) are
-legacy."""
+JOURNAL_VERSION = 4
+"""The version of the lines written here: compact JSON; answers name their ask line, times count from an epoch.
+``v`` 3 lines (compact, each standing alone) and ``v`` 2 lines (spaced JSON, no ask lines) still read and are
+checked the same way; lines of earlier versions (1, and s16's, which have no ``v``) are legacy."""
+COPIED_VERSION = 3
+"""The version of a fork's copied lines: a copied call has no ask line to refer to."""
 FIRST_SEALED_VERSION = 2
 
-CHECKSUM_DIGITS = 16
 _TAIL = b'"}'
-_LEADS = {b',"sum":"': 3, b', "sum": "': 2}
-"""The checksum member's opening in a line of each sealed version: v3 lines are compact, v2 lines spaced."""
+_LEAD = b',"sum":"'
+_SEALS = ((_LEAD, 12, 4), (_LEAD, 16, 3), (b', "sum": "', 16, 2))
+"""How each sealed version's checksum member opens and how many hex digits it holds: v4 lines are compact with
+12 digits (48 bits: an edit goes unseen once in 2**48), v3 compact with 16, v2 spaced with 16."""
+_DIGITS = {version: digits for _lead, digits, version in _SEALS}
 _sha256 = hashlib.sha256
 
 AGENT, SPEND, ASK = "agent", "spend", "ask"
 _COMMON = frozenset(("v", "seq", "key", "kind", "label", "phase", "attempts", "sum"))
-FIELDS = {
+_V3_FIELDS = {
     AGENT: _COMMON | {"prompt", "schema", "value", "tokens", "started", "ended", "copiedFrom", "overridden"},
     SPEND: _COMMON | {"tokens", "reason", "ended", "error", "issues"},
     ASK: _COMMON | {"started"},
 }
-"""The fields a sealed line of each kind may hold; any other was not written by alp_nb."""
-_KINDS_OF = {2: (AGENT, SPEND), 3: (AGENT, SPEND, ASK)}
+_V4_COMMON = frozenset(("v", "seq", "kind", "at", "epoch", "sum"))
+_V4_FIELDS = {
+    ASK: _V4_COMMON | {"key", "label", "phase", "prompt", "schema", "attempts"},
+    AGENT: _V4_COMMON | {"ask", "value", "tokens"},
+    SPEND: _V4_COMMON | {"ask", "tokens", "reason", "error", "issues"},
+}
+FIELDS = {2: {AGENT: _V3_FIELDS[AGENT], SPEND: _V3_FIELDS[SPEND]}, 3: _V3_FIELDS, 4: _V4_FIELDS}
+"""The fields a sealed line of each version and kind may hold; any other was not written by alp_nb."""
 
 _INT_BOUND = 10**MAX_INT_DIGITS
 _encode = line_encoder(allow_nan=False, compact=True)
@@ -213,7 +232,8 @@ def read_journal(path: str | os.PathLike[str], *, keep_entries: bool = False,
 def _read_lines(handle: BinaryIO, path: Path, read: JournalRead, on_record: RecordHandler | None,
                 sealed_from: int | None) -> None:
     name, calls, entries, spends, gaps = path.name, read.calls, read.entries, read.spends, read.gaps
-    asked: dict[str, list[Unanswered]] = {}
+    asked: dict[str, list[Unanswered]] = {}  # v3 asks, by call: an answer answers its call's latest
+    v4 = _V4Reader(name)
     next_seq = 1
     largest = offset = good_bytes = first_sealed = 0
     for line_no, raw in enumerate(handle, 1):
@@ -232,22 +252,32 @@ def _read_lines(handle: BinaryIO, path: Path, read: JournalRead, on_record: Reco
             read.warnings.append(message)
             read.torn = True
             break
-        key, seq = record["key"], record.get("seq")
+        seq = record.get("seq")
         if version:
             first_sealed = first_sealed or line_no
         else:
-            _check_unsealed(record, first_sealed, sealed_from, seq if seq is not None else next_seq, name, line_no)
+            _check_unsealed(record, first_sealed, sealed_from, seq if type(seq) is int else next_seq, name, line_no)
+            try:
+                _check_whole_line(record, record.get("kind"))
+            except ValueError as error:
+                raise WorkflowInputError("JOURNAL_CORRUPT", f"{name} line {line_no}: {error}") from None
             read.legacy_lines += 1
         good_bytes = offset
         read.needs_newline = not complete
         if seq is None:
             seq = next_seq
-            read.has_s16_keys = read.has_s16_keys or len(key) == S16_KEY_LENGTH
+            read.has_s16_keys = read.has_s16_keys or len(record["key"]) == S16_KEY_LENGTH
         elif seq > next_seq:
             gaps.append((next_seq, seq - 1))
         if seq >= next_seq:
             next_seq = seq + 1
+        if version == JOURNAL_VERSION:
+            resolved = v4.resolve(record, seq, line_no)
+            if resolved is None:  # an ask
+                continue
+            record = resolved
         kind = record.get("kind")
+        key = record["key"]
         if kind == ASK:
             started = record.get("started")
             asked.setdefault(key, []).append(Unanswered(
@@ -280,29 +310,92 @@ def _read_lines(handle: BinaryIO, path: Path, read: JournalRead, on_record: Reco
         if entries is not None:
             entries.append(_entry(record, f"{name} line {line_no}", read.warnings))
     read.good_bytes, read.next_seq, read.largest_answer = good_bytes, next_seq, largest
-    read.unanswered = sorted((ask for waiting in asked.values() for ask in waiting), key=lambda ask: ask.seq)
+    read.unanswered = sorted([*(ask for waiting in asked.values() for ask in waiting), *v4.unanswered()],
+                             key=lambda ask: ask.seq)
 
 
-def seal(text: str) -> bytes:
-    """The journal line for ``text``, the compact JSON of one record (an object): its checksum appended as the
-    last member, then the newline."""
+_NOT_COPIED = frozenset(("v", "seq", "kind", "ask", "at", "epoch", "sum"))
+"""What of a v4 answer line is about the line, not the call: the rest is handed on with its ask's fields."""
+
+
+def answer_record(ask: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
+    """A ``v`` 4 answer line (``answer``) with its ask line's fields, as a ``v`` 3 line holds them, times aside."""
+    kind = answer["kind"]
+    record = {"v": JOURNAL_VERSION, "seq": answer["seq"], "key": ask["key"], "kind": kind}
+    for name in ("label", "phase", "prompt", "schema") if kind == AGENT else ("label", "phase"):
+        if name in ask:
+            record[name] = ask[name]
+    for name, value in answer.items():
+        if name not in _NOT_COPIED:
+            record[name] = value
+    record["attempts"] = ask.get("attempts", 1)
+    return record
+
+
+class _V4Reader:
+    """What reading ``v`` 4 lines keeps: the epoch their times count from, the asks not answered yet, and when a
+    retried call was first asked. Each answer is handed on whole, with its ask's fields, as a ``v`` 3 line says
+    it."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.epoch: float | None = None
+        self.open: dict[int, tuple[dict[str, Any], float, int]] = {}
+        self.retried: dict[str, float] = {}
+
+    def resolve(self, record: dict[str, Any], seq: int, line_no: int) -> dict[str, Any] | None:
+        """``record``'s call as a ``v`` 3 line holds it; None for an ask, kept until a line answers it.
+        JOURNAL_TAMPERED when a line's epoch or ask is not before it."""
+        epoch = record.get("epoch")
+        if epoch is not None:
+            self.epoch = epoch
+        elif self.epoch is None:
+            raise WorkflowInputError("JOURNAL_TAMPERED", f"{self.name} line {line_no}: no line before it carries "
+                                     "the epoch its time counts from, so its writer's first line was removed")
+        at = self.epoch + record["at"]
+        kind = record["kind"]
+        if kind == ASK:
+            if record.get("attempts", 1) > 1:
+                at = self.retried.pop(record["key"], at)
+            self.open[seq] = (record, at, line_no)
+            return None
+        opened = self.open.pop(record["ask"], None)
+        if opened is None:
+            raise WorkflowInputError("JOURNAL_TAMPERED", f"{self.name} line {line_no} answers the ask at seq "
+                                     f"{record['ask']}, which no line before it holds unanswered")
+        ask, started, _line = opened
+        if kind == SPEND and record.get("reason") == "retried":
+            self.retried[ask["key"]] = started
+        resolved = answer_record(ask, record)
+        resolved["started"], resolved["ended"] = started, at
+        return resolved
+
+    def unanswered(self) -> list[Unanswered]:
+        return [Unanswered(seq, ask["key"], ask.get("label"), ask.get("phase"), ask.get("attempts", 1),
+                           started, line_no) for seq, (ask, started, line_no) in self.open.items()]
+
+
+def seal(text: str, digits: int = _DIGITS[JOURNAL_VERSION]) -> bytes:
+    """The journal line for ``text``, the compact JSON of one record (an object): its checksum of ``digits`` hex
+    digits appended as the last member, then the newline."""
     body = text.encode()
-    return body[:-1] + b',"sum":"' + _checksum(body) + _TAIL + b"\n"
+    return body[:-1] + _LEAD + _checksum(body, digits) + _TAIL + b"\n"
 
 
-def _checksum(text: bytes) -> bytes:
-    return _sha256(text).hexdigest()[:CHECKSUM_DIGITS].encode()
+def _checksum(text: bytes, digits: int) -> bytes:
+    return _sha256(text).hexdigest()[:digits].encode()
 
 
 def _sealed_version(line: bytes) -> int:
-    """The version whose checksum member ends ``line`` and holds (3 or 2), or 0 for a line without a valid one."""
+    """The version whose checksum member ends ``line`` and holds (4, 3 or 2), or 0 for a line without a valid
+    one."""
     if not line.endswith(_TAIL):
         return 0
-    digits_at = -(len(_TAIL) + CHECKSUM_DIGITS)
-    for lead, version in _LEADS.items():
+    for lead, digits, version in _SEALS:
+        digits_at = -(len(_TAIL) + digits)
         lead_at = digits_at - len(lead)
         if line[lead_at:digits_at] == lead:
-            return version if _checksum(line[:lead_at] + b"}") == line[digits_at:-len(_TAIL)] else 0
+            return version if _checksum(line[:lead_at] + b"}", digits) == line[digits_at:-len(_TAIL)] else 0
     return 0
 
 
@@ -333,15 +426,28 @@ def _record(line: bytes) -> tuple[dict[str, Any], int]:
     if version is not None and version > JOURNAL_VERSION:
         raise ValueError(f"it is a v{version} line, a newer journal format than this alp_nb reads (up to "
                          f"v{JOURNAL_VERSION}): upgrade alp_nb to read this run")
+    if sealed and version != sealed:  # a checksum of another version's form: not what any writer wrote
+        sealed = 0
+    if not sealed:  # legacy, edited or stripped: the reader says which (it knows what came before), then checks it
+        return record, 0
+    kind = record.get("kind")
+    _check_fields(record, sealed, kind)
+    if sealed == JOURNAL_VERSION:
+        _check_v4(record, kind)
+    else:
+        _check_whole_line(record, kind)
+    return record, sealed
+
+
+def _check_whole_line(record: dict[str, Any], kind: Any) -> None:
+    """What reading a line that says all about its call (``v`` 3 and before, s16's) relies on: its key, its seq,
+    the value it keeps or the tokens it spent, and an ask's answer number."""
     key = record.get("key")
     if type(key) is not str or not key.startswith("agent-"):
         raise ValueError("`key` must be a string agent-<hash>")
-    kind = record.get("kind")
-    if sealed and version is not None and version >= FIRST_SEALED_VERSION:
-        _check_fields(record, version, kind)
     if kind == ASK:
         _check_answer_number(record)
-        return record, sealed
+        return
     spend = kind == SPEND
     if not spend and "value" not in record:
         raise ValueError("`value` is missing")
@@ -351,14 +457,44 @@ def _record(line: bytes) -> tuple[dict[str, Any], int]:
     seq = record.get("seq")
     if seq is not None and (type(seq) is not int or seq < 0):
         raise ValueError("`seq` must be a non-negative integer")
-    return record, sealed
+
+
+def _check_v4(record: dict[str, Any], kind: Any) -> None:
+    """What reading a v4 line relies on: its seq, its time, and its call's key (an ask) or its ask's seq (an
+    answer), with the value it keeps or the tokens it spent."""
+    seq = record.get("seq")
+    if type(seq) is not int or seq < 1:
+        raise ValueError("`seq` must be a positive integer")
+    for name in ("at", "epoch") if "epoch" in record else ("at",):
+        if type(record.get(name)) not in (int, float) or record[name] < 0:
+            raise ValueError(f"`{name}` must be a non-negative number of seconds")
+    if kind == ASK:
+        key = record.get("key")
+        if type(key) is not str or not key.startswith("agent-"):
+            raise ValueError("`key` must be a string agent-<hash>")
+        answer = record.get("attempts", 1)
+        if type(answer) is not int or answer < 1:
+            raise ValueError("`attempts` must be a positive integer")
+        for name in ("label", "phase", "prompt") if "phase" in record else ("label", "prompt"):
+            if type(record.get(name)) is not str:  # every answer to the ask is shown with them
+                raise ValueError(f"`{name}` must be a string")
+        return
+    ask = record.get("ask")
+    if type(ask) is not int or not 1 <= ask < seq:
+        raise ValueError("`ask` must be the seq of an earlier line")
+    tokens = record.get("tokens")
+    if type(tokens) is not int or tokens < 0:
+        raise ValueError("`tokens` must be a non-negative integer")
+    if kind == AGENT and "value" not in record:
+        raise ValueError("`value` is missing")
 
 
 def _check_fields(record: dict[str, Any], version: int, kind: Any) -> None:
     """A sealed line holds only what a writer of its version writes: its kinds, and their fields."""
-    if kind not in _KINDS_OF.get(version, ()):
+    fields = FIELDS[version].get(kind)
+    if fields is None:
         raise ValueError(f"`kind` {json.dumps(kind)} is not a kind of line a v{version} journal holds")
-    unknown = record.keys() - FIELDS[kind]
+    unknown = record.keys() - fields
     if unknown:
         raise ValueError(f"unknown field `{min(unknown)}`: no v{version} writer writes it")
 
@@ -392,10 +528,15 @@ def _check_unsealed(record: dict[str, Any], first_sealed: int, sealed_from: int 
 
 def _first_line(path: Path, key: str) -> int:
     """The number of the line that first recorded call ``key`` (looked up again only to name it in an error)."""
+    asks: dict[Any, Any] = {}  # v4 ask seqs and their calls' keys
     with os.fdopen(open_regular(path, os.O_RDONLY), "rb") as handle:
         for line_no, raw in enumerate(handle, 1):
             record = json.loads(raw) if raw.strip() else None
-            if isinstance(record, dict) and record.get("key") == key and record.get("kind") not in (SPEND, ASK):
+            if not isinstance(record, dict):
+                continue
+            if record.get("kind") == ASK:
+                asks[record.get("seq")] = record.get("key")
+            elif record.get("kind") != SPEND and record.get("key", asks.get(record.get("ask"))) == key:
                 return line_no
     return 0
 
@@ -425,16 +566,47 @@ def journaled(value: Any) -> Any:
 
 
 def sealed_lines(records: list[dict[str, Any]], first_seq: int = 1) -> tuple[bytes, int]:
-    """``records`` as journal lines numbered from ``first_seq`` (a fork's copied lines, written as one file), and
-    the next seq."""
-    lines = [seal(_encode({"v": JOURNAL_VERSION, "seq": seq, **record}))
+    """``records`` (calls, each with all it says) as ``v`` 3 journal lines numbered from ``first_seq`` (a fork's
+    copied lines, written as one file), and the next seq."""
+    lines = [seal(_encode({"v": COPIED_VERSION, "seq": seq, **record}), _DIGITS[COPIED_VERSION])
              for seq, record in enumerate(records, first_seq)]
     return b"".join(lines), first_seq + len(records)
 
 
-class JournalWriter:
+class JournalLines:
+    """The lines an attempt writes, each returning its seq: an ask before each runner call, then the answer that
+    answers it (kept, or spent). ``append`` writes one record."""
+
+    next_seq: int
+
+    def append(self, record: dict[str, Any]) -> int:
+        raise NotImplementedError
+
+    def ask(self, key: str, label: str, phase: str | None, prompt: str, schema: Any, answer: int) -> int:
+        """The runner is about to be asked for answer ``answer`` of call ``key``."""
+        record: dict[str, Any] = {"kind": ASK, "key": key, "label": label}
+        if phase is not None:
+            record["phase"] = phase
+        record["prompt"] = prompt
+        if schema is not None:
+            record["schema"] = schema
+        if answer != 1:
+            record["attempts"] = answer
+        return self.append(record)
+
+    def answer(self, ask: int, value: Any, tokens: int) -> int:
+        """The answer to the ask at seq ``ask`` that its call keeps."""
+        return self.append({"kind": AGENT, "ask": ask, "value": value, "tokens": tokens})
+
+    def spend(self, ask: int, tokens: int, reason: str, detail: dict[str, Any]) -> int:
+        """An answer to the ask at seq ``ask`` paid for and not kept; ``detail`` says why (``error``, ``issues``)."""
+        return self.append({"kind": SPEND, "ask": ask, "tokens": tokens, "reason": reason, **detail})
+
+
+class JournalWriter(JournalLines):
     """Appends journal lines with one unbuffered write each; ``fsync=True`` also syncs every line. ``fresh``: the
-    journal of a new run, created here (``O_EXCL``); otherwise it is continued after ``truncate_to`` bytes.
+    journal of a new run, created here (``O_EXCL``); otherwise it is continued after ``truncate_to`` bytes. Its
+    first line carries the epoch its lines' times count from.
 
     A failed write (a full disk) is STORE_INACCESSIBLE naming the journal; the line may then be torn, which the
     next reader drops."""
@@ -453,19 +625,26 @@ class JournalWriter:
             self.close()
             raise
         self._fsync = fsync
+        self._epoch: float | None = None
         self.next_seq = next_seq
 
     def append(self, record: dict[str, Any]) -> int:
-        """Write one line (``v``, ``seq`` and its checksum added here); returns its seq. Raises ValueError or
-        TypeError for a record that is not JSON."""
-        seq = self.next_seq
-        data = seal(_encode({"v": JOURNAL_VERSION, "seq": seq, **record}))
+        """Write one line (``v``, ``seq``, its time and its checksum added here); returns its seq. Raises ValueError
+        or TypeError for a record that is not JSON."""
+        seq, now = self.next_seq, time.time()
+        if self._epoch is None:
+            line = {"v": JOURNAL_VERSION, "seq": seq, **record, "at": 0.0, "epoch": now}
+        else:
+            line = {"v": JOURNAL_VERSION, "seq": seq, **record, "at": round(now - self._epoch, 6)}
+        data = seal(_encode(line))
         try:
             write_all(self._fd, data)
             if self._fsync:
                 os.fsync(self._fd)
         except OSError as error:
             raise inaccessible(self.path, "write", error) from None
+        if self._epoch is None:
+            self._epoch = now
         self.next_seq = seq + 1
         return seq
 
@@ -475,17 +654,16 @@ class JournalWriter:
             self._fd = -1
 
 
-class MemoryJournal:
-    """A journal writer that writes nothing: the lines of a dry run, kept in memory (numbered after the real
-    journal's last line), so the same call made twice in it is served the second time, as in a real run."""
+class MemoryJournal(JournalLines):
+    """A journal writer that writes nothing: a dry run's lines are only numbered (after the real journal's last
+    line); the calls they answer are kept by the attempt, so the same call made twice in it is served the
+    second time, as in a real run."""
 
     def __init__(self, next_seq: int = 1) -> None:
         self.next_seq = next_seq
-        self.records: list[dict[str, Any]] = []
 
     def append(self, record: dict[str, Any]) -> int:
         seq = self.next_seq
-        self.records.append({"seq": seq, **record})
         self.next_seq = seq + 1
         return seq
 
