@@ -18,15 +18,16 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from math import isfinite
 from typing import TYPE_CHECKING, Literal, NamedTuple, TypeGuard
 
 import numpy
+import pandas
 
+from alp_nb.base.collector import collector_paused
 from alp_nb.runtime.stored_events import AgentEvent, AsyncLaunched, CallsCached, RunEvent, TaskStarted
 
 if TYPE_CHECKING:
@@ -113,42 +114,96 @@ class Timeline:
 
 
 def record_timeline(record: RunRecord) -> Timeline:
-    """The timeline of ``record``: its journal table's rows, the cached calls its events name, its budget."""
-    journal = record.journal
-    seqs = journal["seq"].tolist()
-    rows = list(zip(seqs, journal["key"].tolist(), journal["kind"].astype(str).tolist(),
-                    journal["label"].tolist(), _texts(journal["phase"]), _texts(journal["status"]),
-                    journal["tokens"].tolist(), journal["started"].tolist(), journal["ended"].tolist(),
-                    journal["error"].tolist(), list(map(attempt_finder(record.snapshot), seqs)), strict=True))
-    spent: defaultdict[tuple[int, str], int] = defaultdict(int)
-    cumulative: Counter[str] = Counter()
-    this_attempt: Counter[str] = Counter()
+    """The timeline of ``record``: its journal table's rows, the cached calls its events name, its budget. Worked
+    out a column at a time: a run may hold 100,000 calls."""
+    lines = _Lines.of(record)
+    tokens = pandas.Series(lines.tokens)
+    spent = tokens.groupby(lines.call_in_attempt(lines.attempt, lines.call)).sum()
+    cumulative = Counter(tokens.groupby(lines.phase, sort=False).sum().to_dict())
     last = record.snapshot.attempts[-1].number if record.snapshot.attempts else 1
-    phase_of: dict[str, str] = {}
-    label_of: dict[str, str] = {}
-    by_seq: dict[int, tuple[str, str, str]] = {}
-    retried: set[tuple[int, str]] = set()
-    for seq, key, kind, label, phase, status, tokens, _started, _ended, _error, attempt in rows:
-        phase = phase or NO_PHASE
-        if key not in phase_of:
-            phase_of[key], label_of[key] = phase, label or key
-        spent[attempt, key] += tokens
-        cumulative[phase] += tokens
-        if attempt == last:
-            this_attempt[phase] += tokens
-        if kind == "agent":
-            by_seq[seq] = (key, label or key, phase)
-        elif status == "retried":
-            retried.add((attempt, key))
-    raw = _journal_spans(rows, retried)
+    this_attempt = Counter(tokens[lines.attempt == last].groupby(lines.phase[lines.attempt == last],
+                                                                 sort=False).sum().to_dict())
+    raw = _journal_spans(lines)
     events = record.events
     bounds: dict[int, tuple[float, float]] = {}
-    raw += _event_spans(events, by_seq, phase_of, label_of, {(span[0], span[1]) for span in raw}, bounds)
-    spans, attempts = _on_run_clock(raw, spent, bounds)
+    cached = _event_spans(events, lines, {(int(attempt), key) for attempt, key in zip(
+        raw["attempt"].tolist(), raw["key"].tolist(), strict=True)} if _has_call_events(events) else set(), bounds)
+    if cached:
+        more = pandas.DataFrame(cached, columns=list(SPAN_COLUMNS))
+        more["call"] = [lines.code_of(key) for key in more["key"].tolist()]
+        raw = pandas.concat([raw, more], ignore_index=True)
+    spans, attempts = _on_run_clock(raw, spent, lines, bounds)
     spent_total = record.usage.cumulative.counted
     return Timeline(title=f"{record.snapshot.workflow_name} · {record.run_id} · {record.status}", spans=spans,
                     tokens=_phase_tokens(record.snapshot, cumulative, this_attempt), attempts=attempts,
-                    note=_note(record, rows, events), budget=record.budget, spent=spent_total)
+                    note=_note(record, lines, events), budget=record.budget, spent=spent_total)
+
+
+@dataclass(frozen=True)
+class _Lines:
+    """The journal table's columns as the timeline reads them: texts that are not strings are None, a missing
+    phase is ``NO_PHASE`` and a missing label the call's key, and each line's attempt is known."""
+
+    seq: numpy.ndarray
+    key: numpy.ndarray
+    kind: numpy.ndarray
+    label: numpy.ndarray
+    phase: numpy.ndarray
+    status: numpy.ndarray
+    tokens: numpy.ndarray
+    started: numpy.ndarray
+    ended: numpy.ndarray
+    error: numpy.ndarray
+    attempt: numpy.ndarray
+    call: numpy.ndarray
+    """Each line's call, as a number (a code for its key)."""
+    keys: numpy.ndarray
+    """The keys those numbers stand for."""
+
+    @classmethod
+    def of(cls, record: RunRecord) -> _Lines:
+        journal = record.journal
+        seq = journal["seq"].to_numpy(dtype=numpy.int64)
+        key = journal["key"].to_numpy(dtype=object)
+        call, keys = pandas.factorize(key)
+        label = numpy.array([text if type(text) is str and text else fallback
+                             for text, fallback in zip(journal["label"].tolist(), key.tolist(), strict=True)],
+                            dtype=object)
+        phase = numpy.array([text if isinstance(text, str) else NO_PHASE for text in journal["phase"]], dtype=object)
+        return cls(seq=seq, key=key, kind=journal["kind"].astype(str).to_numpy(dtype=object), label=label,
+                   phase=phase, status=numpy.array(_texts(journal["status"]), dtype=object),
+                   tokens=journal["tokens"].to_numpy(dtype=numpy.int64),
+                   started=journal["started"].to_numpy(dtype=float), ended=journal["ended"].to_numpy(dtype=float),
+                   error=journal["error"].to_numpy(dtype=object), attempt=_attempts_of(record.snapshot, seq),
+                   call=call, keys=keys)
+
+    @cached_property
+    def _codes(self) -> dict[str, int]:
+        return {key: code for code, key in enumerate(self.keys.tolist())}
+
+    def code_of(self, key: str) -> int:
+        """The number of call ``key``; a call no line holds (named only by an old event) gets one of its own."""
+        return self._codes.setdefault(key, len(self._codes))
+
+    def call_in_attempt(self, attempt: numpy.ndarray, call: numpy.ndarray) -> numpy.ndarray:
+        """One number for each (attempt, call) pair."""
+        return attempt.astype(numpy.int64) * (1 << 40) + call.astype(numpy.int64)
+
+    @cached_property
+    def by_seq(self) -> dict[int, tuple[str, str, str]]:
+        """Each call line's (key, label, phase), by seq: what a ``calls_cached`` event's seqs name."""
+        calls = self.kind == "agent"
+        return dict(zip(self.seq[calls].tolist(), zip(self.key[calls].tolist(), self.label[calls].tolist(),
+                                                      self.phase[calls].tolist(), strict=True), strict=True))
+
+    @cached_property
+    def first_of(self) -> dict[str, tuple[str, str]]:
+        """Each call's (label, phase), as its first line says: what a format-1 event that lacks them falls back
+        on."""
+        first: dict[str, tuple[str, str]] = {}
+        for key, label, phase in zip(self.key.tolist(), self.label.tolist(), self.phase.tolist(), strict=True):
+            first.setdefault(key, (label, phase))
+        return first
 
 
 def attempt_finder(snapshot: RunSnapshot) -> Callable[[int | None], int]:
@@ -164,43 +219,62 @@ def attempt_finder(snapshot: RunSnapshot) -> Callable[[int | None], int]:
     return attempt_of
 
 
+def _attempts_of(snapshot: RunSnapshot, seqs: numpy.ndarray) -> numpy.ndarray:
+    """``attempt_finder``'s answer for every seq of ``seqs`` at once."""
+    attempts = sorted(snapshot.attempts, key=lambda attempt: attempt.first_seq)
+    if not attempts:
+        return numpy.ones(len(seqs), dtype=numpy.int64)
+    firsts = numpy.array([attempt.first_seq for attempt in attempts])
+    numbers = numpy.array([attempt.number for attempt in attempts], dtype=numpy.int64)
+    return numbers[numpy.maximum(numpy.searchsorted(firsts, seqs, side="right") - 1, 0)]
+
+
 def _texts(column: Iterable[object]) -> list[str | None]:
     return [value if isinstance(value, str) else None for value in column]
 
 
-def _journal_spans(rows: Sequence[tuple], retried: set[tuple[int, str]]) -> list[RawSpan]:
+SPAN_COLUMNS = ("attempt", "key", "label", "phase", "start", "end", "outcome", "error", "seq")
+"""A call on the wall clock, a column each (as ``RawSpan`` holds one)."""
+
+
+def _journal_spans(lines: _Lines) -> pandas.DataFrame:
     """A span for each call line (answered once, or twice), each spend line that ended a call (failed or
     cancelled) and each call asked and never answered; a time the line lacks is left NaN for now."""
-    raw: list[RawSpan] = []
-    for seq, key, kind, label, phase, status, _tokens, started, ended, error, attempt in rows:
-        if kind == "agent":
-            outcome: CallOutcome = "retried" if (attempt, key) in retried else "live"
-        elif kind == "ask":
-            outcome, ended = "unfinished", math.nan
-        elif status in FAILED_REASONS:
-            outcome = "failed"
-        elif status == "cancelled":
-            outcome = "cancelled"
-        else:
-            continue  # a retried answer: its call goes on, on a line of its own
-        timed_start = type(started) is float and isfinite(started)  # _time, inlined: it runs for every line
-        timed_end = type(ended) is float and isfinite(ended)
-        start = started if timed_start else ended if timed_end else math.nan
-        end = ended if timed_end else start
-        raw.append((attempt, key, label or key, phase or NO_PHASE, start, end, outcome,
-                    error if isinstance(error, str) else (status if outcome == "failed" else ""), seq))
-    return raw
+    kind, status = lines.kind, lines.status
+    agent, ask = kind == "agent", kind == "ask"
+    failed = ~agent & ~ask & pandas.Series(status).isin(FAILED_REASONS).to_numpy()
+    cancelled = ~agent & ~ask & (status == "cancelled")
+    retried_calls = (status == "retried") & ~agent & ~ask
+    pairs = lines.call_in_attempt(lines.attempt, lines.call)
+    was_retried = numpy.isin(pairs, pairs[retried_calls])
+    outcome = numpy.select([agent & was_retried, agent, ask, failed, cancelled],
+                           ["retried", "live", "unfinished", "failed", "cancelled"], "")
+    keep = outcome != ""  # a retried answer: its call goes on, on a line of its own
+    ended = numpy.where(ask, math.nan, lines.ended)
+    timed_start, timed_end = numpy.isfinite(lines.started), numpy.isfinite(ended)
+    start = numpy.where(timed_start, lines.started, numpy.where(timed_end, ended, math.nan))
+    end = numpy.where(timed_end, ended, start)
+    told = numpy.array([isinstance(text, str) for text in lines.error], dtype=bool)
+    error = numpy.where(told, lines.error, numpy.where(failed, status, ""))
+    return pandas.DataFrame({"attempt": lines.attempt[keep], "key": lines.key[keep], "label": lines.label[keep],
+                             "phase": lines.phase[keep], "start": start[keep], "end": end[keep],
+                             "outcome": outcome[keep], "error": error[keep], "seq": lines.seq[keep],
+                             "call": lines.call[keep]})
 
 
-def _event_spans(events: Sequence[RunEvent], by_seq: Mapping[int, tuple[str, str, str]],
-                 phase_of: Mapping[str, str], label_of: Mapping[str, str], journaled: set[tuple[int, str]],
+def _has_call_events(events: Sequence[RunEvent]) -> bool:
+    """Events of format 1, which name each call: only they need to know which calls the journal holds."""
+    return any(isinstance(event, AgentEvent) for event in events)
+
+
+def _event_spans(events: Sequence[RunEvent], lines: _Lines, journaled: set[tuple[int, str]],
                  bounds: dict[int, tuple[float, float]]) -> list[RawSpan]:
     """What only the events say: the calls served from the journal (``calls_cached`` seqs, or format 1's cached
     events), and format 1's failed and cancelled calls that left no journal line in their attempt. ``bounds`` is
     filled with when each attempt's events began and ended (where it started, before its first call)."""
     raw: list[RawSpan] = []
     running: dict[str, float] = {}
-    attempt, last_seq = 0, max(by_seq, default=0)
+    attempt, last_seq = 0, int(lines.seq.max()) if len(lines.seq) else 0
     for event in events:
         if isinstance(event, AsyncLaunched | TaskStarted):
             number = event.attempt if event.attempt is not None else attempt + isinstance(event, AsyncLaunched)
@@ -212,14 +286,15 @@ def _event_spans(events: Sequence[RunEvent], by_seq: Mapping[int, tuple[str, str
             low, high = bounds.get(attempt, (event.ts, event.ts))
             bounds[attempt] = (min(low, event.ts), max(high, event.ts))
         if isinstance(event, CallsCached):
+            by_seq = lines.by_seq
             for seq in event.served(last_seq):
                 served = by_seq.get(seq)
                 if served is not None:
                     raw.append((attempt, *served, event.ts, event.ts, "cached", "", seq))
         elif isinstance(event, AgentEvent):
             key, status = event.key, event.status
-            label = event.label or label_of.get(key, key)
-            phase = event.phase or phase_of.get(key, NO_PHASE)
+            label, phase = lines.first_of.get(key, (key, NO_PHASE))
+            label, phase = event.label or label, event.phase or phase
             if status == "started":
                 running[key] = event.ts
             elif status == "cached":
@@ -235,17 +310,17 @@ def _time(value: object) -> TypeGuard[float]:
     return type(value) is float and math.isfinite(value)
 
 
-def _on_run_clock(raw: Sequence[RawSpan], spent: Mapping[tuple[int, str], int],
+def _on_run_clock(raw: pandas.DataFrame, spent: pandas.Series, lines: _Lines,
                   bounds: Mapping[int, tuple[float, float]]) -> tuple[tuple[CallSpan, ...], tuple[AttemptStart, ...]]:
     """Wall-clock spans moved onto the run's clock: each attempt starts where the one before it ended, an
     attempt's extent its events' and its calls' together. A span without a time sits at its attempt's start; an
-    unfinished one runs to its attempt's end. A call's tokens go to its first span in its attempt. Worked out a
-    column at a time (a run may hold 100,000 calls)."""
-    if not raw:
+    unfinished one runs to its attempt's end. A call's tokens (``spent``, by attempt and call) go to its first span
+    in its attempt that was not served from the journal. Worked out a column at a time."""
+    if not len(raw):
         return (), ()
-    numbers, which = numpy.unique(numpy.array([span[0] for span in raw]), return_inverse=True)
-    starts = numpy.array([span[4] for span in raw], dtype=float)
-    ends = numpy.array([span[5] for span in raw], dtype=float)
+    numbers, which = numpy.unique(raw["attempt"].to_numpy(dtype=numpy.int64), return_inverse=True)
+    starts = raw["start"].to_numpy(dtype=float)
+    ends = raw["end"].to_numpy(dtype=float)
     timed_start, timed_end = numpy.isfinite(starts), numpy.isfinite(ends)
     low = numpy.array([bounds.get(number, (math.inf,))[0] for number in numbers.tolist()])
     high = numpy.array([bounds.get(number, (0.0, -math.inf))[1] for number in numbers.tolist()])
@@ -263,18 +338,26 @@ def _on_run_clock(raw: Sequence[RawSpan], spent: Mapping[tuple[int, str], int],
         shift[index] = clock - low[index]
         clock += float(high[index] - low[index])
         previous_end = float(high[index])
+    outcome = raw["outcome"].to_numpy(dtype=object)
     start = numpy.where(timed_start, starts, low[which])
-    unfinished = numpy.array([span[6] == "unfinished" for span in raw])
-    end = numpy.maximum(numpy.where(unfinished, high[which], numpy.where(timed_end, ends, start)), start)
-    order = numpy.lexsort((numpy.array([span[8] or 0 for span in raw]), start)).tolist()
-    start, end = (start + shift[which]).tolist(), (end + shift[which]).tolist()
-    unpaid = dict(spent)
-    spans = []
-    for index in order:
-        attempt, key, label, phase, _start, _end, outcome, error, seq = raw[index]
-        spans.append(CallSpan(key, label, phase, start[index], end[index], outcome,
-                              0 if outcome == "cached" else unpaid.pop((attempt, key), 0), attempt, error, seq))
-    return tuple(spans), tuple(starts_on_clock)
+    end = numpy.maximum(numpy.where(outcome == "unfinished", high[which], numpy.where(timed_end, ends, start)),
+                        start)
+    seqs = raw["seq"].to_numpy(dtype=object)
+    order = numpy.lexsort((numpy.array([seq or 0 for seq in seqs.tolist()]), start))
+    placed = raw.iloc[order].reset_index(drop=True)
+    placed["attempt"] = placed["attempt"].astype(numpy.int64)
+    pairs = lines.call_in_attempt(placed["attempt"].to_numpy(), placed["call"].to_numpy())
+    paid = numpy.flatnonzero(outcome[order] != "cached")
+    first_paid = paid[numpy.unique(pairs[paid], return_index=True)[1]]
+    tokens = numpy.zeros(len(placed), dtype=numpy.int64)
+    tokens[first_paid] = spent.reindex(pairs[first_paid], fill_value=0).to_numpy()
+    seq_column = [None if seq is None or seq != seq else int(seq) for seq in seqs[order].tolist()]
+    with collector_paused():  # spans of texts and numbers hold no cycles: a collection among them frees nothing
+        spans = tuple(map(CallSpan._make, zip(
+            placed["key"].tolist(), placed["label"].tolist(), placed["phase"].tolist(),
+            (start + shift[which])[order].tolist(), (end + shift[which])[order].tolist(), outcome[order].tolist(),
+            tokens.tolist(), placed["attempt"].tolist(), placed["error"].tolist(), seq_column, strict=True)))
+    return spans, tuple(starts_on_clock)
 
 
 def _phase_tokens(snapshot: RunSnapshot, cumulative: Counter[str], this_attempt: Counter[str]) -> tuple[
@@ -290,25 +373,26 @@ def _phase_tokens(snapshot: RunSnapshot, cumulative: Counter[str], this_attempt:
     return tuple(rows)
 
 
-def _note(record: RunRecord, rows: Sequence[tuple], events: Sequence[RunEvent]) -> str:
+def _note(record: RunRecord, lines: _Lines, events: Sequence[RunEvent]) -> str:
     """What the picture cannot tell: journal lines without times, or an events file that ends before the
     journal does. The calls it lacks are drawn from the journal; those a resume or a fork served from the journal
     after its end (their ``calls_cached`` line never written) cannot be, and only such an attempt is warned."""
-    if rows and not any(_time(row[7]) or _time(row[8]) for row in rows):
+    timed = numpy.isfinite(lines.started) | numpy.isfinite(lines.ended)
+    if len(timed) and not timed.any():
         return ("the journal holds no times (an s16 run): its calls are shown in the order of their lines, at "
                 "the start")
     last_event = max((event.ts for event in events), default=None)
     if last_event is None or record.status == "completed":
         return ""
-    later = [row for row in rows if max(_clock(row[7]), _clock(row[8])) > last_event]
-    if not later:
+    latest = numpy.fmax(numpy.nan_to_num(lines.started, nan=-math.inf), numpy.nan_to_num(lines.ended, nan=-math.inf))
+    later = latest > last_event
+    if not later.any():
         return ""
-    lines = "journal line" if len(later) == 1 else f"{len(later):,} journal lines"
+    count = int(later.sum())
+    what = "journal line" if count == 1 else f"{count:,} journal lines"
     why = "has not caught up with" if record.status == "running" else "ends before"
-    note = f"the events file {why} the last {lines}: every call is drawn from the journal"
-    could_serve = record.snapshot.fork is not None or any(row[10] > 1 for row in later)  # row[10]: its attempt
+    note = f"the events file {why} the last {what}: every call is drawn from the journal"
+    could_serve = record.snapshot.fork is not None or bool((lines.attempt[later] > 1).any())
     return note + (", but calls served from the journal after its end are not shown" if could_serve else "")
 
 
-def _clock(value: object) -> float:
-    return value if _time(value) else -math.inf
