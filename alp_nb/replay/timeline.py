@@ -118,7 +118,7 @@ def record_timeline(record: RunRecord) -> Timeline:
     out a column at a time: a run may hold 100,000 calls."""
     lines = _Lines.of(record)
     tokens = pandas.Series(lines.tokens)
-    spent = tokens.groupby(lines.call_in_attempt(lines.attempt, lines.call)).sum()
+    spent = tokens.groupby(lines.pairs).sum()
     cumulative = Counter(tokens.groupby(lines.phase, sort=False).sum().to_dict())
     last = record.snapshot.attempts[-1].number if record.snapshot.attempts else 1
     this_attempt = Counter(tokens[lines.attempt == last].groupby(lines.phase[lines.attempt == last],
@@ -185,9 +185,10 @@ class _Lines:
         """The number of call ``key``; a call no line holds (named only by an old event) gets one of its own."""
         return self._codes.setdefault(key, len(self._codes))
 
-    def call_in_attempt(self, attempt: numpy.ndarray, call: numpy.ndarray) -> numpy.ndarray:
-        """One number for each (attempt, call) pair."""
-        return attempt.astype(numpy.int64) * (1 << 40) + call.astype(numpy.int64)
+    @cached_property
+    def pairs(self) -> numpy.ndarray:
+        """Each line's (attempt, call) as one number."""
+        return _pair(self.attempt, self.call)
 
     @cached_property
     def by_seq(self) -> dict[int, tuple[str, str, str]]:
@@ -229,6 +230,11 @@ def _attempts_of(snapshot: RunSnapshot, seqs: numpy.ndarray) -> numpy.ndarray:
     return numbers[numpy.maximum(numpy.searchsorted(firsts, seqs, side="right") - 1, 0)]
 
 
+def _pair(attempt: numpy.ndarray, call: numpy.ndarray) -> numpy.ndarray:
+    """One number for each (attempt, call number) pair."""
+    return attempt.astype(numpy.int64) * (1 << 40) + call.astype(numpy.int64)
+
+
 def _texts(column: Iterable[object]) -> list[str | None]:
     return [value if isinstance(value, str) else None for value in column]
 
@@ -245,8 +251,7 @@ def _journal_spans(lines: _Lines) -> pandas.DataFrame:
     failed = ~agent & ~ask & pandas.Series(status).isin(FAILED_REASONS).to_numpy()
     cancelled = ~agent & ~ask & (status == "cancelled")
     retried_calls = (status == "retried") & ~agent & ~ask
-    pairs = lines.call_in_attempt(lines.attempt, lines.call)
-    was_retried = numpy.isin(pairs, pairs[retried_calls])
+    was_retried = numpy.isin(lines.pairs, lines.pairs[retried_calls])
     outcome = numpy.select([agent & was_retried, agent, ask, failed, cancelled],
                            ["retried", "live", "unfinished", "failed", "cancelled"], "")
     keep = outcome != ""  # a retried answer: its call goes on, on a line of its own
@@ -346,7 +351,7 @@ def _on_run_clock(raw: pandas.DataFrame, spent: pandas.Series, lines: _Lines,
     order = numpy.lexsort((numpy.array([seq or 0 for seq in seqs.tolist()]), start))
     placed = raw.iloc[order].reset_index(drop=True)
     placed["attempt"] = placed["attempt"].astype(numpy.int64)
-    pairs = lines.call_in_attempt(placed["attempt"].to_numpy(), placed["call"].to_numpy())
+    pairs = _pair(placed["attempt"].to_numpy(), placed["call"].to_numpy())
     paid = numpy.flatnonzero(outcome[order] != "cached")
     first_paid = paid[numpy.unique(pairs[paid], return_index=True)[1]]
     tokens = numpy.zeros(len(placed), dtype=numpy.int64)

@@ -37,7 +37,7 @@ from alp_nb.base.untrusted_json import UntrustedJson, loads_untrusted
 from .calls import CallObserver
 from .errors import WorkflowInputError
 from .events import EventLog
-from .journal import CachedCall, JournalLines, JournalRead, journaled
+from .journal import CachedCall, JournalRead, JournalWriter, MemoryJournal, answer_line, ask_line, journaled, spend_line
 from .keys import canonical_dumps
 from .runners import RunnerOutput, invoker
 from .snapshot import SNAPSHOT_LOG_LINES, PhaseProgress, Usage
@@ -56,7 +56,7 @@ class Asked(NamedTuple):
 class AttemptState:
     """The journal cache and writer, usage, budget, cap, phases, logs and events of one attempt."""
 
-    def __init__(self, *, journal: JournalRead, writer: JournalLines, events: EventLog,
+    def __init__(self, *, journal: JournalRead, writer: JournalWriter | MemoryJournal, events: EventLog,
                  runner: Any, concurrency: int, agent_cap: int, budget_total: int | None, spent_before: int,
                  phases: tuple[str, ...], on_phase: Callable[[], None], on_call: CallObserver | None = None,
                  prompts: Mapping[str, str] | None = None, unanswered_before: int = 0) -> None:
@@ -224,7 +224,7 @@ class AttemptState:
         ask = await self._ask(key, label, prompt, schema, phase, 1)
         value, tokens = self._take(ask, label)
         if contract is None or (verdict := contract.validate(value)).ok:
-            return value, tokens, self.write(self.writer.answer, ask.seq, value, tokens)
+            return value, tokens, self.write(answer_line(ask.seq, value, tokens))
         self._spend(ask.seq, tokens, "retried", issues=list(verdict.issues))
         self.events.tell(_tagged({"type": "workflow_agent", "status": "retry", "key": key, "label": label,
                                   "phase": phase, "issues": list(verdict.issues)}, workflow))
@@ -238,7 +238,7 @@ class AttemptState:
                 f"agent `{label}` returned output that does not match its schema after one retry: "
                 + "; ".join(verdict.issues),
             )
-        return value, tokens, self.write(self.writer.answer, ask.seq, value, tokens)
+        return value, tokens, self.write(answer_line(ask.seq, value, tokens))
 
     async def _ask(self, key: str, label: str, prompt: str, schema: Any, phase: str | None,
                    answer: int) -> Asked:
@@ -246,7 +246,7 @@ class AttemptState:
         its ask line is written. A runner that raises instead of answering handed back nothing: its ask is
         answered by a spend line of 0 tokens (``failed``), as an async runner's is when its coroutine is
         cancelled with the call (``cancelled``)."""
-        seq = self.write(self.writer.ask, key, label, phase, prompt, schema, answer)
+        seq = self.write(ask_line(key, label, phase, prompt, schema, answer))
         try:
             output = self._invoke(prompt if answer == 1 else prompt + RETRY_REMINDER, schema, label)
             while type(output) is not RunnerOutput and inspect.isawaitable(output):
@@ -296,11 +296,10 @@ class AttemptState:
         root = self._root
         return root is not None and root.cancelling() > 0
 
-    def write(self, line: Callable[..., int], *fields: Any) -> int:
-        """Write one journal line with ``line`` (a writer's ``ask``, ``answer`` or ``spend``); the first failure to
-        write (a full disk) is kept, and stops the run."""
+    def write(self, record: dict[str, Any]) -> int:
+        """Append ``record`` to the journal; the first failure to write (a full disk) is kept, and stops the run."""
         try:
-            return line(*fields)
+            return self.writer.append(record)
         except WorkflowInputError as error:
             self.store_failure = self.store_failure or error
             raise
@@ -318,7 +317,7 @@ class AttemptState:
     def _spend(self, ask: int, tokens: int, reason: str, **detail: Any) -> None:
         """Journal an answer paid for but not kept (a spend line), so its tokens outlive a crash; ``detail`` is
         what says why (``error``, ``issues``)."""
-        self.write(self.writer.spend, ask, tokens, reason, detail)
+        self.write(spend_line(ask, tokens, reason, detail))
 
     def _charge(self, output: Any, label: str) -> int:
         if type(output) is not RunnerOutput:

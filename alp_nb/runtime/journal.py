@@ -573,37 +573,30 @@ def sealed_lines(records: list[dict[str, Any]], first_seq: int = 1) -> tuple[byt
     return b"".join(lines), first_seq + len(records)
 
 
-class JournalLines:
-    """The lines an attempt writes, each returning its seq: an ask before each runner call, then the answer that
-    answers it (kept, or spent). ``append`` writes one record."""
-
-    next_seq: int
-
-    def append(self, record: dict[str, Any]) -> int:
-        raise NotImplementedError
-
-    def ask(self, key: str, label: str, phase: str | None, prompt: str, schema: Any, answer: int) -> int:
-        """The runner is about to be asked for answer ``answer`` of call ``key``."""
-        record: dict[str, Any] = {"kind": ASK, "key": key, "label": label}
-        if phase is not None:
-            record["phase"] = phase
-        record["prompt"] = prompt
-        if schema is not None:
-            record["schema"] = schema
-        if answer != 1:
-            record["attempts"] = answer
-        return self.append(record)
-
-    def answer(self, ask: int, value: Any, tokens: int) -> int:
-        """The answer to the ask at seq ``ask`` that its call keeps."""
-        return self.append({"kind": AGENT, "ask": ask, "value": value, "tokens": tokens})
-
-    def spend(self, ask: int, tokens: int, reason: str, detail: dict[str, Any]) -> int:
-        """An answer to the ask at seq ``ask`` paid for and not kept; ``detail`` says why (``error``, ``issues``)."""
-        return self.append({"kind": SPEND, "ask": ask, "tokens": tokens, "reason": reason, **detail})
+def ask_line(key: str, label: str, phase: str | None, prompt: str, schema: Any, answer: int) -> dict[str, Any]:
+    """The ask line said before the runner is asked for answer ``answer`` of call ``key``."""
+    record: dict[str, Any] = {"kind": ASK, "key": key, "label": label}
+    if phase is not None:
+        record["phase"] = phase
+    record["prompt"] = prompt
+    if schema is not None:
+        record["schema"] = schema
+    if answer != 1:
+        record["attempts"] = answer
+    return record
 
 
-class JournalWriter(JournalLines):
+def answer_line(ask: int, value: Any, tokens: int) -> dict[str, Any]:
+    """The answer to the ask at seq ``ask`` that its call keeps."""
+    return {"kind": AGENT, "ask": ask, "value": value, "tokens": tokens}
+
+
+def spend_line(ask: int, tokens: int, reason: str, detail: dict[str, Any]) -> dict[str, Any]:
+    """An answer to the ask at seq ``ask`` paid for and not kept; ``detail`` says why (``error``, ``issues``)."""
+    return {"kind": SPEND, "ask": ask, "tokens": tokens, "reason": reason, **detail}
+
+
+class JournalWriter:
     """Appends journal lines with one unbuffered write each; ``fsync=True`` also syncs every line. ``fresh``: the
     journal of a new run, created here (``O_EXCL``); otherwise it is continued after ``truncate_to`` bytes. Its
     first line carries the epoch its lines' times count from.
@@ -654,7 +647,7 @@ class JournalWriter(JournalLines):
             self._fd = -1
 
 
-class MemoryJournal(JournalLines):
+class MemoryJournal:
     """A journal writer that writes nothing: a dry run's lines are only numbered (after the real journal's last
     line); the calls they answer are kept by the attempt, so the same call made twice in it is served the
     second time, as in a real run."""
