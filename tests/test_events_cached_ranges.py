@@ -16,7 +16,7 @@ from alp_nb.runtime.stored_events import CallsCached
 
 @given(st.lists(st.integers(min_value=1, max_value=10_000), max_size=60))
 def test_seq_ranges_read_back_as_the_same_seqs_in_the_same_order(seqs):
-    event = CallsCached(type="calls_cached", ts=0.0, ranges=seq_ranges(seqs))
+    event = CallsCached(ts=0.0, ranges=seq_ranges(seqs))
     assert list(event.served(10_000)) == seqs
 
 
@@ -41,7 +41,7 @@ def test_seqs_listed_one_by_one_by_format_2_still_read_plan_and_resume(store):
     lines = [json.loads(line) for line in events.read_text().splitlines()]
     for line in lines:
         if line["type"] == "calls_cached":
-            expanded = list(CallsCached.model_validate(line).served(100))
+            expanded = list(CallsCached.from_json(line).served(100))
             line.pop("ranges")
             line["seqs"] = expanded
         elif line["type"] == "async_launched":

@@ -27,10 +27,10 @@ def _refusal(meta) -> str:
     return caught.value.message
 
 
-def test_valid_meta_becomes_a_frozen_model_with_tuple_phases():
+def test_valid_meta_becomes_a_frozen_record_with_tuple_phases():
     meta = validate_meta({"name": "review-changes", "description": "Review", "phases": ["Review", "Verify"]})
     assert meta == WorkflowMeta(name="review-changes", description="Review", phases=("Review", "Verify"))
-    with pytest.raises(ValueError):
+    with pytest.raises(AttributeError):
         meta.name = "other"
 
 

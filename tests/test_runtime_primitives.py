@@ -91,7 +91,7 @@ def test_agent_output_failing_its_schema_is_retried_once_with_a_reminder(store):
     assert (spent["kind"], spent["reason"], spent["attempts"], spent["tokens"]) == ("spend", "retried", 1, 7)
     assert spent["issues"] == ["ok: 'yes' is not of type 'boolean'"]  # why, on the line itself
     assert line["kind"] == "agent" and line["attempts"] == 2 and line["tokens"] == 7
-    assert result.task.usage.attempt.model_dump() == {"agents": 1, "tokens": 14}
+    assert result.task.usage.attempt.to_json() == {"agents": 1, "tokens": 14}
     retry = [event for event in received if event.get("status") == "retry"]
     assert retry[0]["issues"] == ["ok: 'yes' is not of type 'boolean'"]
 

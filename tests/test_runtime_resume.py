@@ -9,10 +9,10 @@ import pytest
 from runtime_support import CountingRunner, FailingRunner, journal_records, launch, registry
 
 from alp_nb.runtime import (
+    NO_USAGE,
     MockAgentRunner,
     RunnerOutput,
     RunStore,
-    Usage,
     WorkflowInputError,
     WorkflowRegistry,
     call_workflow_tool,
@@ -222,10 +222,10 @@ def test_a_bad_line_in_the_middle_of_the_journal_is_an_error_naming_the_line_and
 def test_resume_after_a_crash_marks_the_dead_attempt_interrupted_with_its_journaled_usage(store):
     first = launch("sequence", store, runner=MockAgentRunner(tokens=4))
     snapshot = store.read_snapshot(first.run_id)
-    dead = snapshot.attempts[0].model_copy(update={"status": "running", "usage": Usage()})
-    store.write_snapshot(snapshot.model_copy(update={"status": "running", "attempts": (dead,)}))
+    dead = snapshot.attempts[0].replace(status="running", usage=NO_USAGE)
+    store.write_snapshot(snapshot.replace(status="running", attempts=(dead,)))
     assert store.snapshot(first.run_id).status == "interrupted"
     again = launch("sequence", store, resume=first.run_id)
     assert [attempt.status for attempt in again.task.attempts] == ["interrupted", "completed"]
-    assert again.task.attempts[0].usage.model_dump() == {"agents": 3, "tokens": 12}
+    assert again.task.attempts[0].usage.to_json() == {"agents": 3, "tokens": 12}
     assert again.task.usage.cumulative.tokens == 12

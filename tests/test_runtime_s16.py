@@ -74,7 +74,7 @@ def test_journal_written_by_s16_is_resumed_with_every_call_from_the_cache(tmp_pa
                                        runner=runner))
     assert runner.calls == [] and resumed.result == ["old text", {"isReal": True}]
     assert dict(resumed.task.args) == {"changes": "diff"}
-    assert resumed.task.usage.cumulative.model_dump() == {"agents": 2, "tokens": 40}
+    assert resumed.task.usage.cumulative.to_json() == {"agents": 2, "tokens": 40}
     assert [attempt.status for attempt in resumed.task.attempts] == ["completed", "completed"]
 
 
@@ -125,15 +125,15 @@ def test_s16_defect_2_budget_counts_cached_tokens_so_a_resume_never_finishes_ove
 
 def test_s16_defect_2_the_call_that_trips_the_budget_is_journaled_and_counted(store):
     result = launch("sequence", store, args={"calls": 3, "budget": 15}, runner=MockAgentRunner(tokens=10))
-    assert result.status == "failed" and result.task.usage.attempt.model_dump() == {"agents": 2, "tokens": 20}
+    assert result.status == "failed" and result.task.usage.attempt.to_json() == {"agents": 2, "tokens": 20}
     assert journal_labels(store, result.run_id) == ["step-0", "step-1"]
 
 
 def test_s16_defect_3_usage_is_cumulative_across_attempts(store):
     first = launch("sequence", store, runner=MockAgentRunner(tokens=5))
     again = launch("sequence", store, resume=first.run_id)
-    assert again.task.usage.attempt.model_dump() == {"agents": 0, "tokens": 0}
-    assert again.task.usage.cumulative.model_dump() == {"agents": 3, "tokens": 15}
+    assert again.task.usage.attempt.to_json() == {"agents": 0, "tokens": 0}
+    assert again.task.usage.cumulative.to_json() == {"agents": 3, "tokens": 15}
     assert store.read_snapshot(first.run_id).usage.cumulative.tokens == 15
 
 
@@ -156,7 +156,7 @@ def test_s16_defect_4_snapshot_and_last_run_are_current_during_the_run_and_a_dea
                                           {"title": "Report", "done": 0, "cached": 0, "failed": 0, "cancelled": 0}]
     assert seen["live_status"] == "running" and seen["snapshot"]["pid"] == os.getpid()
     stored = store.read_snapshot(result.run_id)
-    store.write_snapshot(stored.model_copy(update={"status": "running"}))  # as if the process had died
+    store.write_snapshot(stored.replace(status="running"))  # as if the process had died
     assert store.snapshot(result.run_id).status == "interrupted"
 
 

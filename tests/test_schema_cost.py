@@ -83,13 +83,14 @@ def test_jsonschema_imported_by_alp_nb_loads_no_deferred_format_package_until_it
         checks = {"rfc3987_syntax": (jsonschema.Draft202012Validator, "iri", "http://example.com/ä", "not an iri"),
                   "rfc3986_validator": (jsonschema.Draft202012Validator, "uri-reference", "/a/b", "\\\\ no"),
                   "webcolors": (jsonschema.Draft3Validator, "color", "red", "not a colour"),
-                  "uri_template": (jsonschema.Draft202012Validator, "uri-template", "/a/{b}", "/a/{b")}
+                  "uri_template": (jsonschema.Draft202012Validator, "uri-template", "/a/{b}", "/a/{b"),
+                  "arrow": (jsonschema.Draft202012Validator, "duration", "P1Y2M", "P0003-16-04T12:30:05")}
         answers = [(name, validator.FORMAT_CHECKER.conforms(good, fmt), validator.FORMAT_CHECKER.conforms(bad, fmt))
                    for name, (validator, fmt, good, bad) in checks.items() if name in installed]
         print(bool(installed), loaded, all(good and not bad for _, good, bad in answers),
-              len(answers) == len(installed))
+              len(answers) == len(installed), "arrow" not in installed or "arrow" in sys.modules)
     """)
-    assert shown == "True [] True True"
+    assert shown == "True [] True True True"
 
 
 def test_a_run_compiles_each_distinct_schema_once(tmp_path, monkeypatch):

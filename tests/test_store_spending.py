@@ -16,7 +16,7 @@ import pytest
 from runtime_support import KILL_BUDGET, RETRY_BUDGET, RETRY_TOKENS, SUPPORT, journal_records, launch, registry
 
 from alp_nb.replay import load_run, plan_resume
-from alp_nb.runtime import RunnerOutput, RunStore, Usage, run_workflow, run_workflow_sync
+from alp_nb.runtime import NO_USAGE, RunnerOutput, RunStore, Usage, run_workflow, run_workflow_sync
 from alp_nb.viz.views.plans import resume_plan_text
 
 KILLS = 5
@@ -110,8 +110,8 @@ def test_a_retried_answer_is_recorded_as_spent_and_its_call_counted_once_after_a
     assert [(line["kind"], line["tokens"], line["attempts"]) for line in journal_lines(store, first.run_id)] == [
         ("spend", 7, 1), ("agent", 7, 2)]
     snapshot = store.read_snapshot(first.run_id)  # as if the process had died before its last snapshot
-    dead = snapshot.attempts[0].model_copy(update={"status": "running", "usage": Usage()})
-    store.write_snapshot(snapshot.model_copy(update={"status": "running", "attempts": (dead,)}))
+    dead = snapshot.attempts[0].replace(status="running", usage=NO_USAGE)
+    store.write_snapshot(snapshot.replace(status="running", attempts=(dead,)))
     assert store.snapshot(first.run_id).usage.cumulative == Usage(agents=1, tokens=14)
     again = launch("checked", store, resume=first.run_id)
     assert again.task.attempts[0].usage == Usage(agents=1, tokens=14) and again.task.attempts[1].cached == 1

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from typing import Literal
 
-from alp_nb.base.frozen import FrozenModel
+from alp_nb.base.frozen_model import FrozenModel
 
 from .catalog import RUNTIME_IDS
 from .ceiling import KEBAB_CASE

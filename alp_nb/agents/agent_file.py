@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 from pydantic.alias_generators import to_camel
 
-from alp_nb.base.frozen import validation_issues
+from alp_nb.base.frozen_model import validation_issues
 from alp_nb.base.safe_files import RefusedFile, read_regular
 from alp_nb.base.strict_yaml import load_strict_yaml
 

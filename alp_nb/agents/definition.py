@@ -10,15 +10,28 @@ The models check structure only; the meaning of each grant is checked by
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import StrictFloat, StrictInt, ValidationError
+from pydantic import PlainSerializer, PlainValidator, StrictFloat, StrictInt, ValidationError, WithJsonSchema
 
-from alp_nb.base.frozen import FrozenModel, validation_issues
+from alp_nb.base.frozen_model import FrozenModel, validation_issues
 
 from .errors import AgentRegistryError
-from .output_contract import OutputContractField
+from .output_contract import OutputContract, coerce_contract
 from .workflow_definition import WorkflowDefinition
+
+OutputContractField = Annotated[
+    OutputContract,
+    PlainValidator(coerce_contract),
+    PlainSerializer(lambda contract: contract.to_alp()),
+    WithJsonSchema({
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "schema": {"type": "object"}},
+        "required": ["name"],
+        "additionalProperties": False,
+    }),
+]
+"""How a definition's ``output`` field validates, dumps and describes itself."""
 
 
 class RuntimeModelMap(FrozenModel):

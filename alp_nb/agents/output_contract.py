@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Self
-
-from pydantic import PlainSerializer, PlainValidator, WithJsonSchema
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from alp_nb.base.frozen import freeze, thaw
 from alp_nb.base.json_schema import jsonschema_module
@@ -151,7 +149,7 @@ def _issue(error: jsonschema.ValidationError) -> str:
     return f"{'.'.join(map(str, error_location(error))) or 'output'}: {error.message}"
 
 
-def _coerce_contract(value: Any) -> OutputContract:
+def coerce_contract(value: Any) -> OutputContract:
     """Accept a contract, or ALP's ``{name, schema}`` JSON (the text schema means textOutput)."""
     if isinstance(value, OutputContract):
         return value
@@ -166,16 +164,3 @@ def _coerce_contract(value: Any) -> OutputContract:
         return text_output(name)
     return OutputContract(name, schema)
 
-
-OutputContractField = Annotated[
-    OutputContract,
-    PlainValidator(_coerce_contract),
-    PlainSerializer(lambda contract: contract.to_alp()),
-    WithJsonSchema({
-        "type": "object",
-        "properties": {"name": {"type": "string"}, "schema": {"type": "object"}},
-        "required": ["name"],
-        "additionalProperties": False,
-    }),
-]
-"""How a definition's ``output`` field validates, dumps and describes itself."""

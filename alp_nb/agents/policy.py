@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from alp_nb.base.frozen import validation_issues
+from alp_nb.base.frozen_model import validation_issues
 
 from .definition import AgentDefinition
 from .errors import AgentError

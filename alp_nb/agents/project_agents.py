@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from types import MappingProxyType
 
-from alp_nb.base.frozen import FrozenMapping, FrozenModel
+from alp_nb.base.frozen_model import FrozenMapping, FrozenModel
 
 from .agent_file import AGENT_FILE_NAME, AgentFile, read_agent_file
 from .builtins import BUILTIN_AGENTS, CODE_CRAFT_RULES, CODE_NATIVE_HOUSE_RULES

@@ -26,7 +26,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from alp_nb.base.atomic_file import write_atomic
-from alp_nb.base.frozen import FrozenModel
+from alp_nb.base.frozen_model import FrozenModel
 from alp_nb.base.safe_files import RefusedFile, read_regular
 from alp_nb.base.untrusted_json import MalformedJson, UntrustedJson, loads_untrusted
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from types import MappingProxyType
 
-from alp_nb.base.frozen import FrozenMapping, FrozenModel
+from alp_nb.base.frozen_model import FrozenMapping, FrozenModel
 
 from .builtins import BUILTIN_AGENTS
 from .catalog import CapabilityCatalog

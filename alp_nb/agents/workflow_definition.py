@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from alp_nb.base.frozen import FrozenMapping, FrozenModel
+from alp_nb.base.frozen_model import FrozenMapping, FrozenModel
 
 from .errors import AgentError
 

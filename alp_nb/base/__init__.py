@@ -1,4 +1,4 @@
-"""The ground every layer stands on: frozen models, the error root, strict YAML, atomic file writes,
+"""The ground every layer stands on: frozen models and records, the error root, strict YAML, atomic file writes,
 one-line JSON encoders and lazy package exports. It imports no other part of alp_nb."""
 
 from typing import TYPE_CHECKING
@@ -8,15 +8,15 @@ from .lazy import lazy_exports
 if TYPE_CHECKING:
     from .atomic_file import write_atomic as write_atomic
     from .errors import BASE_ERROR_CODES as BASE_ERROR_CODES, AlpError as AlpError
-    from .frozen import (
+    from .frozen import freeze as freeze, thaw as thaw
+    from .frozen_model import (
         FrozenJson as FrozenJson,
         FrozenMapping as FrozenMapping,
         FrozenModel as FrozenModel,
-        freeze as freeze,
-        thaw as thaw,
         validation_issues as validation_issues,
     )
     from .jsonline import line_encoder as line_encoder
+    from .record import Record as Record, RecordInvalid as RecordInvalid, record_issue as record_issue
     from .safe_files import (
         RefusedFile as RefusedFile,
         check_not_link as check_not_link,

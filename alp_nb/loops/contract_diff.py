@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from datetime import date
 from typing import Any
 
-from alp_nb.base.frozen import FrozenJson
+from alp_nb.base.frozen_model import FrozenJson
 
 from .decision import Outcome, Record
 from .effects import effect_caps

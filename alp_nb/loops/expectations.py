@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from alp_nb.base.frozen import FrozenMapping
+from alp_nb.base.frozen_model import FrozenMapping
 
 from .decision import Outcome, Record, Text
 from .errors import LoopContractError

@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, ConfigDict, Field, StringConstraints
 
-from alp_nb.base.frozen import FrozenModel
+from alp_nb.base.frozen_model import FrozenModel
 
 EXTENSION_KEY = "x_alp_nb"
 """The one key a contract may hold beyond the public schema's twelve."""

@@ -19,7 +19,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from alp_nb.base.frozen import FrozenMapping
+from alp_nb.base.frozen_model import FrozenMapping
 
 from .decision import Outcome, Record
 from .errors import LoopContractError

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from datetime import date
 from typing import Any, Literal
 
-from alp_nb.base.frozen import FrozenModel
+from alp_nb.base.frozen_model import FrozenModel
 
 from .errors import LoopContractError
 from .lint_rules import LINT_RULES, LintRule

@@ -21,7 +21,7 @@ from pydantic import BeforeValidator, ConfigDict, Field, StringConstraints, Vali
 from pydantic.json_schema import SkipJsonSchema
 
 from alp_nb.base.atomic_file import write_atomic
-from alp_nb.base.frozen import FrozenModel
+from alp_nb.base.frozen_model import FrozenModel
 from alp_nb.base.safe_files import RefusedFile, read_regular
 from alp_nb.base.strict_yaml import dump_strict_yaml, load_strict_yaml
 from alp_nb.base.untrusted_json import UntrustedJson, loads_untrusted

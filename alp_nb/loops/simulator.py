@@ -37,7 +37,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from alp_nb.base.frozen import FrozenMapping
+from alp_nb.base.frozen_model import FrozenMapping
 
 from .decision import BudgetState, Evidence, LoopState, Outcome, Record, decide, stop_reasons
 from .effects import EffectCap, action_kind, effect_caps, effect_kind, external_effects

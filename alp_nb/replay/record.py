@@ -19,8 +19,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 
-from pydantic import ValidationError
-
+from alp_nb.base.record import RecordInvalid
 from alp_nb.base.safe_files import open_regular
 from alp_nb.base.untrusted_json import UntrustedJson, loads_untrusted
 from alp_nb.runtime.errors import WorkflowInputError
@@ -173,8 +172,8 @@ class RunRecord:
                 line.update(started=_missing(self.journal.at[row, "started"]),
                             ended=_missing(self.journal.at[row, "ended"]))
             try:
-                return JournalEntry.model_validate(line)
-            except ValidationError:
+                return JournalEntry.from_json(line)
+            except RecordInvalid:
                 pass
         cells = self.journal.iloc[row]
         return JournalEntry(key=cells["key"], value=cells["value"], seq=int(cells["seq"]), kind=cells["kind"],
@@ -312,14 +311,17 @@ def _with_phases(read: JournalRead, columns: JournalColumns) -> JournalRead:
     """``read`` with the entries ``RunStore`` catches a running snapshot's phases up from: the call lines that
     name a phase (only their key, seq and phase; made only for a running run)."""
     names = {code: name for name, code in columns.phases.items()}
-    entries = [JournalEntry.model_construct(key=key, seq=seq, phase=names[phase])
+    entries = [JournalEntry(key=key, seq=seq, phase=names[phase])
                for key, seq, phase, kind in zip(columns.key, columns.seq, columns.phase, columns.kind, strict=True)
                if phase >= 0 and not kind]
     return dataclasses.replace(read, entries=entries)
 
 
 def _missing(value: Any) -> Any:
-    """None for a missing cell (NaN, NA), the value otherwise."""
+    """None for a missing cell (NaN, NA), the value otherwise, as Python's (a numpy float64 becomes a float)."""
+    import numpy as np
     import pandas as pd
 
-    return None if value is None or (not isinstance(value, str | dict | list) and pd.isna(value)) else value
+    if value is None or (not isinstance(value, str | dict | list) and pd.isna(value)):
+        return None
+    return value.item() if isinstance(value, np.generic) else value

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
         saved_workflow as saved_workflow,
     )
     from .snapshot import (
+        NO_USAGE as NO_USAGE,
         Attempt as Attempt,
         ForkOrigin as ForkOrigin,
         PhaseProgress as PhaseProgress,

@@ -25,6 +25,7 @@ from .calls import FLOW, CallObserver, CallRecord, Flow, current_flow
 from .errors import WorkflowInputError
 from .keys import call_key, default_label
 from .meta import validate_args
+from .snapshot import RunStatus
 
 if TYPE_CHECKING:
     from .saved_workflows import SavedWorkflow, WorkflowRegistry
@@ -301,7 +302,7 @@ def _check_unicode(field: str, text: str) -> None:
 
 
 async def run_script(saved: SavedWorkflow, state: AttemptState, *, run_id: str, args: dict[str, Any],
-                     registry: WorkflowRegistry) -> tuple[Any, str, str | None, str | None]:
+                     registry: WorkflowRegistry) -> tuple[Any, RunStatus, str | None, str | None]:
     """Run ``saved``'s script in ``state`` to its end: (result, status, error, error code). A script failure
     ends it ``failed`` with the error described (and its code, if it has one); cancellation ends it
     ``cancelled``; a result that is not JSON the output file can hold fails it."""

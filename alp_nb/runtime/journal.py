@@ -49,11 +49,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
 
-from pydantic import ConfigDict, Field, ValidationError
+import msgspec
 
 from alp_nb.base.collector import collector_paused
-from alp_nb.base.frozen import FrozenJson, FrozenModel, validation_issues
 from alp_nb.base.jsonline import line_encoder
+from alp_nb.base.record import Record, RecordInvalid, record_issue
 from alp_nb.base.safe_files import open_regular
 from alp_nb.base.untrusted_json import MAX_INT_DIGITS, UntrustedJson, loads_untrusted
 
@@ -111,21 +111,20 @@ nothing. It still refuses NaN, for free; a line it refuses goes on to ``loads_un
 wrong. (A line forged with a checksum recomputed to match can hold anything; no checksum stops that.)"""
 
 
-class JournalEntry(FrozenModel):
+class JournalEntry(Record, frozen=True, kw_only=True, forbid_unknown_fields=False, omit_defaults=True):
     """One journaled call as a viewer sees it; s16 lines carry only ``key`` and ``value``. Fields it does not
     know are ignored, as the resume ignores them: a journal that resumes can always be shown."""
 
-    model_config = ConfigDict(extra="ignore")
-
+    FROZEN = ("value", "schema_")
     key: str
-    value: FrozenJson = None
+    value: Any = None
     v: int | None = None
     seq: int | None = None
     kind: str | None = None
     label: str | None = None
     phase: str | None = None
     prompt: str | None = None
-    schema_: FrozenJson = Field(default=None, alias="schema")
+    schema_: Any = msgspec.field(default=None, name="schema")
     tokens: int = 0
     attempts: int | None = None
     started: float | None = None
@@ -135,9 +134,6 @@ class JournalEntry(FrozenModel):
     def legacy(self) -> bool:
         """True for a line written before lines carried a checksum: the s16 reference's, or our ``v`` 1."""
         return self.v is None or self.v < FIRST_SEALED_VERSION
-
-    def to_json(self) -> dict[str, Any]:
-        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
 CachedCall = tuple[Any, int, int]
@@ -545,9 +541,9 @@ def _entry(record: dict[str, Any], where: str, found: list[str]) -> JournalEntry
     """The line as a viewer sees it. A field the resume does not read may be malformed: the line is then shown
     with what the resume reads (key, value, tokens, seq, v) and a warning naming it."""
     try:
-        return JournalEntry.model_validate(record)
-    except ValidationError as error:
-        message = f"{where}: {'; '.join(validation_issues(error, 'line'))} (shown with its key and value only)"
+        return JournalEntry.from_json(record)
+    except RecordInvalid as error:
+        message = f"{where}: {record_issue(error, 'line')} (shown with its key and value only)"
         warnings.warn(message, RuntimeWarning, stacklevel=4)
         found.append(message)
         return JournalEntry(key=record["key"], value=record["value"], tokens=record.get("tokens", 0),

@@ -9,7 +9,8 @@ from typing import Any
 
 from alp_nb.agents.errors import AgentError
 from alp_nb.agents.output_contract import OutputContract
-from alp_nb.base.frozen import FrozenJson, FrozenModel, thaw
+from alp_nb.base.frozen import thaw
+from alp_nb.base.record import Record
 from alp_nb.base.untrusted_json import UntrustedJson, loads_untrusted
 
 from .errors import WorkflowInputError
@@ -20,14 +21,15 @@ RUNTIME_ARGS = ("budget",)
 """Args every workflow takes, read by the runtime itself; an args schema never needs to declare them."""
 
 
-class WorkflowMeta(FrozenModel):
+class WorkflowMeta(Record, frozen=True, kw_only=True):
     """What the host registers beside a trusted script: its name (a file-safe slug), description, phases and,
     optionally, a JSON Schema for its args (checked before the script runs)."""
 
+    FROZEN = ("args",)
     name: str
     description: str
     phases: tuple[str, ...] = ()
-    args: FrozenJson = None
+    args: Any = None
 
 
 def validate_meta(meta: Any) -> WorkflowMeta:
@@ -41,7 +43,7 @@ def checked_fields(meta: Any) -> WorkflowMeta:
     """``validate_meta`` but for the args schema, which is left uncompiled: alp_nb's own workflow, whose
     schema its tests check, is registered without importing any JSON Schema machinery."""
     if isinstance(meta, WorkflowMeta):
-        meta = meta.model_dump()
+        meta = {"name": meta.name, "description": meta.description, "phases": meta.phases, "args": meta.args}
     if not isinstance(meta, Mapping):
         raise WorkflowInputError("INVALID_META", "meta must be an object literal")
     unknown = sorted(str(key) for key in meta if key not in META_FIELDS)

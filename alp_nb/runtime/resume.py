@@ -20,7 +20,7 @@ from .journal import JournalRead
 from .keys import canonical_dumps
 from .meta import validate_args
 from .saved_workflows import SavedWorkflow
-from .snapshot import Attempt, RunSnapshot, Usage, run_budget
+from .snapshot import NO_USAGE, Attempt, RunSnapshot, Usage, run_budget
 from .store import caught_up_attempt
 
 
@@ -64,9 +64,9 @@ def decide_resume(snapshot: RunSnapshot, journal: JournalRead, saved: SavedWorkf
     still shows what such a resume would do once its budget is raised)."""
     resumed_args = resumable_args(snapshot, saved, args)
     previous = settled_attempts(snapshot.attempts, journal)
-    recorded = sum((attempt.usage for attempt in previous), Usage())
+    recorded = sum((attempt.usage for attempt in previous), NO_USAGE)
     unanswered = len(journal.unanswered)  # the journal is the record: every attempt's, at today's reservation
-    spent = recorded.model_copy(update={"unanswered": unanswered, "reserved": unanswered * journal.reservation})
+    spent = recorded.replace(unanswered=unanswered, reserved=unanswered * journal.reservation)
     current = run_budget(snapshot)
     if budget is not None:
         check_raised_budget(snapshot.run_id, budget, current)
@@ -112,7 +112,7 @@ def settled_attempts(attempts: tuple[Attempt, ...], journal: JournalRead) -> tup
     if not attempts or attempts[-1].status != "running":
         return attempts
     last = caught_up_attempt(attempts[-1], journal)
-    return (*attempts[:-1], last.model_copy(update={"status": "interrupted"}))
+    return (*attempts[:-1], last.replace(status="interrupted"))
 
 
 def spent_text(spent: Usage) -> str:

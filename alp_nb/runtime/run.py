@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from alp_nb.base.collector import long_lived
-from alp_nb.base.frozen import FrozenModel
+from alp_nb.base.record import Record
 
 from .attempt import AttemptState
 from .calls import CallObserver
@@ -39,7 +39,7 @@ from .progress import progress_subscriber
 from .resume import ResumeDecision, check_raised_budget, decide_resume, resumable_args
 from .runners import MockAgentRunner
 from .saved_workflows import DEFAULT_REGISTRY, SavedWorkflow, WorkflowRegistry
-from .snapshot import Attempt, PhaseProgress, RunSnapshot, Usage, UsageReport, run_budget
+from .snapshot import NO_USAGE, Attempt, PhaseProgress, RunSnapshot, RunStatus, Usage, UsageReport, run_budget
 from .store import RunLock, RunStore
 from .store_files import write_store_file
 from .sync import run_sync
@@ -49,7 +49,7 @@ STORE_FAILURES = ("STORE_INACCESSIBLE", "UNSAFE_STORE_FILE")
 """The codes of a run's own files failing to be written: the attempt stops ``interrupted``, not ``failed``."""
 
 
-class LaunchEnvelope(FrozenModel):
+class LaunchEnvelope(Record, frozen=True, kw_only=True):
     """What a launch reports first (s16's ``async_launched``): ids and where the output will be."""
 
     run_id: str
@@ -82,7 +82,7 @@ class WorkflowRun:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON-safe form the Workflow tool returns: ``{launched, result, task}``."""
-        return {"launched": self.launched.model_dump(mode="json", by_alias=True), "result": self.result,
+        return {"launched": self.launched.to_json(), "result": self.result,
                 "task": self.task.to_json()}
 
 
@@ -175,7 +175,7 @@ class _Launch:
         self.fsync = durability == "fsync"
         self.started = False  # execute() took over the lock
         self.notified = False  # the final task_notification went out
-        self.spent_before = Usage()
+        self.spent_before = NO_USAGE
         self.costs: list[tuple[str | None, str | None, int]] = []  # (label, phase, tokens) of each answered call
         self.state: AttemptState | None = None
         if decision is not None:
@@ -365,14 +365,13 @@ class _Launch:
         return Usage(agents=before.agents + usage.agents, tokens=before.tokens + usage.tokens, unanswered=unanswered,
                      reserved=unanswered * reservation)
 
-    def _persist(self, status: str, error: str | None = None, code: str | None = None) -> RunSnapshot:
+    def _persist(self, status: RunStatus, error: str | None = None, code: str | None = None) -> RunSnapshot:
         state = self.state
         ended = None if status == "running" else _now()
-        usage = Usage() if state is None else state.usage
+        usage = NO_USAGE if state is None else state.usage
         last_seq = (self.journal.next_seq if state is None else state.writer.next_seq) - 1
-        attempt = self.attempt.model_copy(update={
-            "status": status, "ended_at": ended, "usage": usage, "cached": 0 if state is None else state.cached,
-            "last_seq": last_seq or None})
+        attempt = self.attempt.replace(status=status, ended_at=ended, usage=usage,
+                                       cached=0 if state is None else state.cached, last_seq=last_seq or None)
         phases = (PhaseProgress(title=title) for title in self.saved.meta.phases) if state is None else \
             state.phase_progress()
         snapshot = RunSnapshot(

@@ -7,13 +7,11 @@ attempts, phases with call counts and the last log lines. An s16 snapshot
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, Literal
 
-from pydantic import SerializerFunctionWrapHandler, ValidationError, model_serializer
-
-from alp_nb.base.frozen import FrozenJson, FrozenMapping, FrozenModel, validation_issues
+from alp_nb.base.record import Record, RecordInvalid, record_issue
 
 from .errors import WorkflowInputError
 
@@ -21,14 +19,15 @@ RunStatus = Literal["running", "completed", "failed", "cancelled", "interrupted"
 SNAPSHOT_LOG_LINES = 50
 
 
-class Usage(FrozenModel):
+class Usage(Record, frozen=True, kw_only=True, omit_defaults=True):
     """Agent calls that reached a runner, and the tokens they reported (retries included). ``unanswered``: runner
     calls asked and never answered on record (the process died, or the run was stopped, while they were out),
     whose cost is unknown; ``reserved``: the tokens held against the budget for them (see
-    ``JournalRead.reservation``)."""
+    ``JournalRead.reservation``). ``unanswered`` and ``reserved`` are written only when there is something to
+    say (most runs have none); ``agents`` and ``tokens`` always are, so they have no default (``NO_USAGE``)."""
 
-    agents: int = 0
-    tokens: int = 0
+    agents: int
+    tokens: int
     unanswered: int = 0
     reserved: int = 0
 
@@ -36,20 +35,10 @@ class Usage(FrozenModel):
         return Usage(agents=self.agents + other.agents, tokens=self.tokens + other.tokens,
                      unanswered=self.unanswered + other.unanswered, reserved=self.reserved + other.reserved)
 
-    def __repr_args__(self) -> Iterator[tuple[str | None, Any]]:
+    def __repr__(self) -> str:
         """The unknown-cost fields only when there are calls of unknown cost, as in the snapshot's JSON."""
-        for name, value in super().__repr_args__():
-            if self.unanswered or name not in ("unanswered", "reserved"):
-                yield name, value
-
-    @model_serializer(mode="wrap")
-    def _lean(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """``unanswered`` and ``reserved`` are written only when there is something to say: most runs have none."""
-        data: dict[str, Any] = handler(self)
-        if not self.unanswered:
-            data.pop("unanswered", None)
-            data.pop("reserved", None)
-        return data
+        unknown = f", unanswered={self.unanswered}, reserved={self.reserved}" if self.unanswered else ""
+        return f"Usage(agents={self.agents}, tokens={self.tokens}{unknown})"
 
     @property
     def counted(self) -> int:
@@ -57,12 +46,15 @@ class Usage(FrozenModel):
         return self.tokens + self.reserved
 
 
-class UsageReport(FrozenModel):
-    attempt: Usage = Usage()
-    cumulative: Usage = Usage()
+NO_USAGE = Usage(agents=0, tokens=0)
 
 
-class Attempt(FrozenModel):
+class UsageReport(Record, frozen=True, kw_only=True):
+    attempt: Usage = NO_USAGE
+    cumulative: Usage = NO_USAGE
+
+
+class Attempt(Record, frozen=True, kw_only=True):
     """One launch or resume of a run. ``first_seq`` is the journal seq this attempt started writing at."""
 
     number: int
@@ -71,7 +63,7 @@ class Attempt(FrozenModel):
     ended_at: str | None = None
     pid: int | None = None
     script_digest: str | None = None
-    usage: Usage = Usage()
+    usage: Usage = NO_USAGE
     cached: int = 0
     first_seq: int = 1
     last_seq: int | None = None
@@ -81,7 +73,7 @@ class Attempt(FrozenModel):
     """The token budget this attempt ran under: the run's (``args["budget"]``), or one raised on resume."""
 
 
-class PhaseProgress(FrozenModel):
+class PhaseProgress(Record, frozen=True, kw_only=True):
     """A phase and its calls: run now (``done``), served from the journal (``cached``), ``failed``, or
     ``cancelled`` while running (a sibling in ``parallel`` failed, or the run was stopped)."""
 
@@ -96,24 +88,26 @@ class PhaseProgress(FrozenModel):
         return self.done + self.cached + self.failed + self.cancelled
 
 
-class ForkOrigin(FrozenModel):
+class ForkOrigin(Record, frozen=True, kw_only=True):
     """Where a forked run came from: the run whose journal it started with, the calls (by label) whose answers
     it was given instead, and the calls whose prompts it asks instead (on every attempt)."""
 
+    FROZEN = ("prompts",)
     run_id: str
     values: tuple[str, ...] = ()
-    prompts: FrozenMapping[str] = MappingProxyType({})
+    prompts: Mapping[str, str] = MappingProxyType({})
 
 
-class RunSnapshot(FrozenModel):
+class RunSnapshot(Record, frozen=True, kw_only=True):
     """``<runId>.json``. ``status`` reads ``interrupted`` when a stored run says running but nobody holds its lock.
     ``budget`` is the token budget the run stands under now (its args', or the last one raised on resume);
     ``error_code`` the code of a failure raised by the runtime (``BUDGET_EXCEEDED``...)."""
 
+    FROZEN = ("args",)
     run_id: str
     task_id: str
     workflow_name: str
-    args: FrozenJson = None
+    args: Any = None
     script_digest: str | None = None
     status: RunStatus
     usage: UsageReport = UsageReport()
@@ -131,9 +125,6 @@ class RunSnapshot(FrozenModel):
     only before it."""
     updated_at: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        return self.model_dump(mode="json", by_alias=True)
-
 
 def parse_snapshot(data: Any, source: str) -> RunSnapshot:
     """Our snapshot or an s16 one, from parsed JSON; anything else is CORRUPT_RUN naming ``source``."""
@@ -142,10 +133,9 @@ def parse_snapshot(data: Any, source: str) -> RunSnapshot:
     elif isinstance(data, Mapping) and "sealedFrom" not in data and "errorCode" in data:
         data = {**data, "sealedFrom": 1}  # written by our v2 writer, which sealed every line, before this field
     try:
-        return RunSnapshot.model_validate(data)
-    except ValidationError as error:
-        issues = "; ".join(validation_issues(error, "snapshot"))
-        raise WorkflowInputError("CORRUPT_RUN", f"{source}: {issues}") from None
+        return RunSnapshot.from_json(data)
+    except RecordInvalid as error:
+        raise WorkflowInputError("CORRUPT_RUN", f"{source}: {record_issue(error, 'snapshot')}") from None
 
 
 def _from_s16(data: Mapping[str, Any]) -> dict[str, Any]:

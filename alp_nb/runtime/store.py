@@ -28,7 +28,7 @@ from .errors import WorkflowInputError
 from .journal import JournalEntry, JournalRead, RecordHandler, read_journal
 from .journal_gaps import missing_lines
 from .keys import RUN_ID_RE, new_run_id, validate_run_id
-from .snapshot import Attempt, PhaseProgress, RunSnapshot, Usage, UsageReport, parse_snapshot
+from .snapshot import NO_USAGE, Attempt, PhaseProgress, RunSnapshot, Usage, UsageReport, parse_snapshot
 from .store_files import (
     check_writable_folder,
     open_store_file,
@@ -204,18 +204,18 @@ class RunStore:
         for good if the process died): its usage and phase counts are raised to what it journaled."""
         status = "running" if self.is_active(snapshot.run_id) else "interrupted"
         if not snapshot.attempts:
-            return snapshot.model_copy(update={"status": status})
+            return snapshot.replace(status=status)
         last = caught_up_attempt(snapshot.attempts[-1], journal)
         if status == "running":  # its asks without an answer are calls still out, not calls of unknown cost
-            last = last.model_copy(update={"usage": last.usage.model_copy(update={"unanswered": 0, "reserved": 0})})
+            last = last.replace(usage=last.usage.replace(unanswered=0, reserved=0))
         if last.status == "running":
-            last = last.model_copy(update={"status": status})
-        earlier = sum((attempt.usage for attempt in snapshot.attempts[:-1]), Usage())
-        return snapshot.model_copy(update={
-            "status": status, "attempts": (*snapshot.attempts[:-1], last),
-            "usage": UsageReport(attempt=last.usage, cumulative=earlier + last.usage),
-            "phases": _phases_caught_up(snapshot.phases, journal.entries or (), last.first_seq),
-        })
+            last = last.replace(status=status)
+        earlier = sum((attempt.usage for attempt in snapshot.attempts[:-1]), NO_USAGE)
+        return snapshot.replace(
+            status=status, attempts=(*snapshot.attempts[:-1], last),
+            usage=UsageReport(attempt=last.usage, cumulative=earlier + last.usage),
+            phases=_phases_caught_up(snapshot.phases, journal.entries or (), last.first_seq),
+        )
 
     def write_output(self, run_id: str, payload: Any, *, fsync: bool = True) -> None:
         write_store_file(self.paths(run_id).output, json.dumps(payload, indent=2, ensure_ascii=False), fsync=fsync)
@@ -317,7 +317,7 @@ def caught_up_attempt(attempt: Attempt, journal: JournalRead) -> Attempt:
     count = max(attempt.usage.unanswered, len(unanswered))
     usage = Usage(agents=max(attempt.usage.agents, len(calls)), tokens=max(attempt.usage.tokens, tokens),
                   unanswered=count, reserved=count * journal.reservation)
-    return attempt.model_copy(update={"usage": usage})
+    return attempt.replace(usage=usage)
 
 
 def workflow_of(run_id: str) -> str:
@@ -331,5 +331,5 @@ def _phases_caught_up(phases: Sequence[PhaseProgress], entries: Iterable[Journal
     journaled = Counter(entry.phase for entry in entries
                         if entry.phase is not None and entry.seq is not None and entry.seq >= first_seq)
     known = {phase.title for phase in phases}
-    return (*(phase.model_copy(update={"done": max(phase.done, journaled[phase.title])}) for phase in phases),
+    return (*(phase.replace(done=max(phase.done, journaled[phase.title])) for phase in phases),
             *(PhaseProgress(title=title, done=done) for title, done in journaled.items() if title not in known))

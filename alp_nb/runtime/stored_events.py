@@ -10,53 +10,53 @@ ranges) read alike.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
-from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
+import msgspec
 
-from alp_nb.base.frozen import FrozenJson, FrozenModel
+from alp_nb.base.record import Record, RecordInvalid
+
+Seq = Annotated[int, msgspec.Meta(ge=1)]
 
 
-class StoredEvent(FrozenModel):
-    """What every event has: its kind and when it happened (seconds since the epoch)."""
-
-    model_config = ConfigDict(extra="ignore")
+class StoredEvent(Record, frozen=True, kw_only=True, forbid_unknown_fields=False, tag_field="type"):
+    """What every event has: its kind (``type``, each class's tag) and when it happened (seconds since the
+    epoch)."""
 
     ts: float
 
+    @property
+    def type(self) -> str:
+        return str(self.__struct_config__.tag)
 
-class AsyncLaunched(StoredEvent):
+
+class AsyncLaunched(StoredEvent, frozen=True, kw_only=True, tag="async_launched"):
     """An attempt began: a launch or a resume. ``format`` is the events file's (1 when it does not say)."""
 
-    type: Literal["async_launched"]
     run_id: str | None = None
     attempt: int | None = None
     resumed: bool = False
     format: int = 1
 
 
-class TaskStarted(StoredEvent):
-    type: Literal["task_started"]
+class TaskStarted(StoredEvent, frozen=True, kw_only=True, tag="task_started"):
     run_id: str | None = None
     attempt: int | None = None
 
 
-class PhaseEntered(StoredEvent):
-    type: Literal["workflow_phase"]
+class PhaseEntered(StoredEvent, frozen=True, kw_only=True, tag="workflow_phase"):
     title: str
     workflow: str | None = None
 
 
-class LogLine(StoredEvent):
-    type: Literal["workflow_log"]
+class LogLine(StoredEvent, frozen=True, kw_only=True, tag="workflow_log"):
     message: str
     workflow: str | None = None
 
 
-class AgentEvent(StoredEvent):
+class AgentEvent(StoredEvent, frozen=True, kw_only=True, tag="workflow_agent"):
     """One call's step, as format 1 files hold them: started, done, cached, retry, failed, cancelled."""
 
-    type: Literal["workflow_agent"]
     status: str
     key: str
     label: str | None = None
@@ -66,14 +66,12 @@ class AgentEvent(StoredEvent):
     workflow: str | None = None
 
 
-class CallsCached(StoredEvent):
+class CallsCached(StoredEvent, frozen=True, kw_only=True, tag="calls_cached"):
     """The journal seqs whose answers were served again since the last flush: as ``ranges`` of evenly spaced
     seqs, ``(first, last, step)`` (format 3), or listed one by one in ``seqs`` (format 2)."""
 
-    type: Literal["calls_cached"]
     seqs: tuple[int, ...] = ()
-    ranges: tuple[tuple[Annotated[int, Field(ge=1)], Annotated[int, Field(ge=1)], Annotated[int, Field(ge=1)]],
-                  ...] = ()
+    ranges: tuple[tuple[Seq, Seq, Seq], ...] = ()
 
     def served(self, last_seq: int) -> Iterator[int]:
         """Every seq named, in order; a range is read only up to ``last_seq`` (the journal's last), so a file
@@ -83,28 +81,25 @@ class CallsCached(StoredEvent):
             yield from range(first, min(last, last_seq) + 1, step)
 
 
-class TaskNotification(StoredEvent):
+class TaskNotification(StoredEvent, frozen=True, kw_only=True, tag="task_notification"):
     """An attempt ended."""
 
-    type: Literal["task_notification"]
+    FROZEN = ("error",)
     run_id: str | None = None
     status: str
-    error: FrozenJson = None
+    error: Any = None
 
 
-RunEvent = Annotated[AsyncLaunched | TaskStarted | PhaseEntered | LogLine | AgentEvent | CallsCached
-                     | TaskNotification, Field(discriminator="type")]
-RUN_EVENT: TypeAdapter[Any] = TypeAdapter(RunEvent)
+RunEvent = AsyncLaunched | TaskStarted | PhaseEntered | LogLine | AgentEvent | CallsCached | TaskNotification
 
 
 def parse_events(records: list[tuple[int, Any]], name: str) -> tuple[list[Any], list[str]]:
     """The events among ``records`` (line number, parsed JSON), in order, and a warning for those left out."""
     events, skipped, first = [], 0, 0
-    validate = RUN_EVENT.validate_python
     for line_no, record in records:
         try:
-            events.append(validate(record))
-        except ValidationError:
+            events.append(msgspec.convert(record, RunEvent))
+        except RecordInvalid:
             skipped += 1
             first = first or line_no
     found = []

@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import NonNegativeInt
 
 from alp_nb.agents.output_contract import OutputValidation
-from alp_nb.base.frozen import FrozenModel
+from alp_nb.base.frozen_model import FrozenModel
 
 WorkflowRunStatus = Literal["running", "awaiting-output", "repairing", "completed", "failed", "cancelled"]
 RUN_STATUSES: tuple[WorkflowRunStatus, ...] = (

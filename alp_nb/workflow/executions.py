@@ -34,7 +34,7 @@ from alp_nb.agents.policy import PolicyEngine
 from alp_nb.agents.registry import AgentRegistry
 from alp_nb.agents.workflow_definition import WorkflowDefinition
 from alp_nb.base.atomic_file import write_atomic
-from alp_nb.base.frozen import FrozenJson, FrozenModel, validation_issues
+from alp_nb.base.frozen_model import FrozenJson, FrozenModel, validation_issues
 from alp_nb.base.safe_files import RefusedFile, check_not_link, read_regular
 from alp_nb.base.untrusted_json import UntrustedJson, loads_untrusted
 
