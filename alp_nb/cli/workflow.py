@@ -281,17 +281,20 @@ class _Progress:
                 self.task.cancel()
 
     def _show(self, event: dict[str, Any]) -> None:
-        line = event_line(event)
+        """Each event's line is worded only when it is shown: most of a run's events are calls, counted only."""
+        kind = event.get("type")
         if not self.tty:
             self.tally.add(event)
-            if line is not None and (event.get("type") != "workflow_agent" or event.get("status") in LOGGED_CALLS):
+            line = None if kind == "workflow_agent" and event.get("status") not in LOGGED_CALLS else event_line(event)
+            if line is not None:
                 print(line, file=self.stream, flush=True)
                 self.wrote = True
             return
-        if line is None and event.get("type") != "workflow_agent":
+        line = None if kind == "workflow_agent" else event_line(event)
+        if line is None and kind != "workflow_agent":
             return
         self.tally.add(event)
-        above = f"{line}\n\x1b[K" if event.get("type") == "workflow_log" else ""  # log lines stay, above the bar
+        above = f"{line}\n\x1b[K" if kind == "workflow_log" else ""  # log lines stay, above the bar
         self.stream.write(f"\r\x1b[K{above}{progress_bar(self.tally)}")
         self.stream.flush()
         self.wrote = True

@@ -77,6 +77,9 @@ _SEALS = ((_LEAD, 12, 4), (_LEAD, 16, 3), (b', "sum": "', 16, 2))
 """How each sealed version's checksum member opens and how many hex digits it holds: v4 lines are compact with
 12 digits (48 bits: an edit goes unseen once in 2**48), v3 compact with 16, v2 spaced with 16."""
 _DIGITS = {version: digits for _lead, digits, version in _SEALS}
+_SEAL_AT = tuple((lead, digits, version, -(len(_TAIL) + digits) - len(lead), -(len(_TAIL) + digits))
+                 for lead, digits, version in _SEALS)
+"""Each seal with where its lead and its digits start, counted from the line's end."""
 _sha256 = hashlib.sha256
 
 AGENT, SPEND, ASK = "agent", "spend", "ask"
@@ -99,16 +102,14 @@ _INT_BOUND = 10**MAX_INT_DIGITS
 _encode = line_encoder(allow_nan=False, compact=True)
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-_decode_sealed = json.JSONDecoder(parse_constant=_no_constant).raw_decode
+_decode_sealed = msgspec.json.Decoder().decode
 """The parser of a line whose checksum holds: such a line is exactly what ``JournalWriter`` wrote, and the writer
 writes only what ``loads_untrusted`` accepts (no NaN, no repeated key, at most 100 levels, integers of at most
 100 digits), so checking all that again would more than double the time a resume spends reading, and find
-nothing. It still refuses NaN, for free; a line it refuses goes on to ``loads_untrusted``, which says what is
-wrong. (A line forged with a checksum recomputed to match can hold anything; no checksum stops that.)"""
+nothing. msgspec's parser reads bytes three times as fast as ``json``'s reads text, keeps integers of any length
+whole, and still refuses NaN, Infinity, bytes that are not UTF-8 and anything after the object; a line it refuses
+goes on to ``loads_untrusted``, which says what is wrong. (A line forged with a checksum recomputed to match can
+hold anything; no checksum stops that.)"""
 
 
 class JournalEntry(Record, frozen=True, kw_only=True, forbid_unknown_fields=False, omit_defaults=True):
@@ -387,11 +388,10 @@ def _sealed_version(line: bytes) -> int:
     one."""
     if not line.endswith(_TAIL):
         return 0
-    for lead, digits, version in _SEALS:
-        digits_at = -(len(_TAIL) + digits)
-        lead_at = digits_at - len(lead)
+    for lead, digits, version, lead_at, digits_at in _SEAL_AT:
         if line[lead_at:digits_at] == lead:
-            return version if _checksum(line[:lead_at] + b"}", digits) == line[digits_at:-len(_TAIL)] else 0
+            return version if _sha256(line[:lead_at] + b"}").hexdigest()[:digits].encode() == \
+                line[digits_at:-len(_TAIL)] else 0
     return 0
 
 
@@ -403,11 +403,8 @@ def _record(line: bytes) -> tuple[dict[str, Any], int]:
     record: Any = None
     if sealed:
         try:
-            text = line.decode()
-            record, end = _decode_sealed(text)
-            if end != len(text):
-                record = None
-        except (ValueError, RecursionError):  # forged with its checksum: loads_untrusted says what is wrong
+            record = _decode_sealed(line)
+        except (msgspec.DecodeError, RecursionError):  # forged with its checksum: loads_untrusted says what is wrong
             record = None
     if record is None:
         try:
