@@ -126,6 +126,14 @@ def test_usage_shows_this_attempt_and_the_cumulative_total():
     assert "USAGE      this attempt 2 agents, 30 tokens · cumulative 7 agents, 95 tokens" in render(task, "text")
 
 
+def test_printed_usage_is_its_fields_and_names_unknown_cost_only_when_there_is_some():
+    assert str(Usage(agents=9, tokens=386)) == "agents=9 tokens=386"
+    assert repr(Usage(agents=9, tokens=386)) == "Usage(agents=9, tokens=386)"
+    unknown = Usage(agents=9, tokens=58, unanswered=1, reserved=12)
+    assert str(unknown) == "agents=9 tokens=58 unanswered=1 reserved=12"
+    assert repr(unknown) == "Usage(agents=9, tokens=58, unanswered=1, reserved=12)"
+
+
 def test_only_the_last_log_lines_are_shown():
     logs = tuple(f"line {number}" for number in range(LOG_LINES + 5))
     html = render(snapshot(logs=logs), "html")

@@ -37,8 +37,17 @@ class Usage(Record, frozen=True, kw_only=True, omit_defaults=True):
 
     def __repr__(self) -> str:
         """The unknown-cost fields only when there are calls of unknown cost, as in the snapshot's JSON."""
-        unknown = f", unanswered={self.unanswered}, reserved={self.reserved}" if self.unanswered else ""
-        return f"Usage(agents={self.agents}, tokens={self.tokens}{unknown})"
+        return f"Usage({self._fields(', ')})"
+
+    def __str__(self) -> str:
+        """What ``print`` shows in a notebook: the fields alone, ``agents=9 tokens=386``."""
+        return self._fields(" ")
+
+    def _fields(self, separator: str) -> str:
+        shown = [("agents", self.agents), ("tokens", self.tokens)]
+        if self.unanswered:
+            shown += [("unanswered", self.unanswered), ("reserved", self.reserved)]
+        return separator.join(f"{name}={value}" for name, value in shown)
 
     @property
     def counted(self) -> int:
