@@ -6,7 +6,8 @@ runs in its own fresh interpreter, alternating with its floor, and is timed twic
 and imports included: what the user waits for) and the step alone, after its imports.
 
 - **load**: ``load_run(run_id).calls``, the record with its timeline and the calls a viewer steps through, against
-  ``json.loads`` of every line, the answers kept in one DataFrame (no checksum, order or seal checked);
+  ``json.loads`` of every line, each answer joined to its ask (label, prompt) and kept in one DataFrame (no
+  checksum, order or seal checked);
 - **filter**: after that load, ``calls.select(status="live", pattern=...)`` (the pattern over label, prompt and
   value) against ``str.contains`` over the same three columns of the floor's DataFrame;
 - **export**: after that load, ``export_run`` of the run to one HTML page, against the floor's DataFrame written
@@ -65,8 +66,14 @@ def child(task: str, side: str, root: str, run_id: str, out: str) -> None:
     else:
         path = RunStore(root).paths(run_id).journal
         start = time.perf_counter()
+        asks, answers = {}, []
         with open(path, "rb") as handle:
-            frame = pandas.DataFrame([line for line in map(json.loads, handle) if line["kind"] == "agent"])
+            for line in map(json.loads, handle):
+                if line["kind"] == "ask":
+                    asks[line["seq"]] = line
+                elif line["kind"] == "agent":
+                    answers.append({**asks[line["ask"]], **line})
+        frame = pandas.DataFrame(answers)
         if task == "load":
             found = len(frame)
         else:
@@ -134,8 +141,9 @@ def main() -> None:
               f"{PROCESS_TARGET:>7.1f}×")
     print(f"export: a {pages.get('alp', 0) / 1e6:.1f} MB page beside {pages.get('floor', 0) / 1e6:.1f} MB of bare "
           "JSON records")
-    print("floors: json.loads of each line, the answers into one pandas.DataFrame; str.contains over label, prompt "
-          "and value; DataFrame.to_json of the calls; process: the whole fresh interpreter, imports included")
+    print("floors: json.loads of each line, each answer joined to its ask in one pandas.DataFrame; str.contains over "
+          "label, prompt and value; DataFrame.to_json of the calls; process: the whole fresh interpreter, imports "
+          "included")
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from itertools import zip_longest
 from typing import TYPE_CHECKING, Any
 
-from alp_nb.base.collector import long_lived
+from alp_nb.base.collector import collector_paused, long_lived
 from alp_nb.base.errors import AlpError
 from alp_nb.runtime.calls import CallRecord
 from alp_nb.runtime.dry_runs import DryRun, JournalMatch, dry_run, journal_match
@@ -234,12 +234,13 @@ async def _plan(run_id: str | None, store: Any, registry: WorkflowRegistry | Non
                                   budget=None if refusal else decision.budget,
                                   spent_before=spent.counted, prompts=decision.prompts, agent_cap=agent_cap,
                                   run_id=run_id)
-    match = journal_match(journal, rehearsal.calls)
-    forecast = forecast_cost([(call.label, call.phase) for call in rehearsal.calls if call.outcome != CACHED],
-                             lines.costs.history(), _run_mean(snapshot))
-    needed = any(call.outcome != CACHED and not call.after_live for call in rehearsal.calls)
-    events = _events(store, run_id, found) if needed else _Events()  # two lines a call: read only to tell why
-    calls, totals = _classified(rehearsal, journal, lines, events, completed=snapshot.status == "completed")
+    with collector_paused():  # a row a call, no cycles among them: a full collection would scan the journal again
+        match = journal_match(journal, rehearsal.calls)
+        forecast = forecast_cost([(call.label, call.phase) for call in rehearsal.calls if call.outcome != CACHED],
+                                 lines.costs.history(), _run_mean(snapshot))
+        needed = any(call.outcome != CACHED and not call.after_live for call in rehearsal.calls)
+        events = _events(store, run_id, found) if needed else _Events()  # two lines a call: read only to tell why
+        calls, totals = _classified(rehearsal, journal, lines, events, completed=snapshot.status == "completed")
     return ResumePlan(
         run_id=run_id, workflow=saved.meta.name, run_status=_status(store, snapshot), calls=calls,
         unused=_unused(journal, lines, rehearsal), match=match, totals=totals, budget=decision.budget,
@@ -384,7 +385,7 @@ def _classified(rehearsal: DryRun, journal: JournalRead, lines: _JournalLines, e
     unknown = {ask.key for ask in journal.unanswered}
     served = {call.seq for call in rehearsal.calls
               if call.outcome == CACHED and call.seq is not None and call.seq < first}
-    columns: dict[str, list[Any]] = {name: [] for name in PLAN_COLUMNS}
+    rows: list[tuple[Any, ...]] = []
     paid: set[int] = set()
     cached = saved = 0
     for order, call in enumerate(rehearsal.calls, 1):
@@ -413,11 +414,9 @@ def _classified(rehearsal: DryRun, journal: JournalRead, lines: _JournalLines, e
         if call.outcome == "failed":
             detail = _joined(detail, f"the dry run stopped here: {call.error}")
         saved += save
-        for name, value in (("order", order), ("label", call.label), ("action", action), ("reason", reason),
-                            ("detail", detail or None), ("tokens_saved", save), ("phase", call.phase),
-                            ("workflow", call.workflow), ("journal_seq", seq if action == CACHED else None),
-                            ("after_live", call.after_live), ("key", call.key), ("prompt", call.prompt)):
-            columns[name].append(value)
+        rows.append((order, call.label, action, reason, detail or None, save, call.phase, call.workflow,
+                     seq if action == CACHED else None, call.after_live, call.key, call.prompt))  # PLAN_COLUMNS
+    columns = dict(zip(PLAN_COLUMNS, zip(*rows, strict=True), strict=True)) if rows else dict.fromkeys(PLAN_COLUMNS, ())
     total = len(rehearsal.calls)
     frame = pd.DataFrame({
         **{name: pd.Series(values, dtype=object) for name, values in columns.items()},

@@ -16,15 +16,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextvars import ContextVar
-from dataclasses import dataclass
 from typing import Any, Literal
+
+import msgspec
 
 CallOutcome = Literal["cached", "live", "failed"]
 
 
-@dataclass(frozen=True, slots=True)
-class CallRecord:
-    """One ``agent()`` call as it was made: what was asked, where, and how it was answered.
+class CallRecord(msgspec.Struct, frozen=True):
+    """One ``agent()`` call as it was made: what was asked, where, and how it was answered. (A frozen struct, not a
+    frozen dataclass: a dry run of 100,000 calls makes as many, and a dataclass takes 2 µs to make each.)
 
     ``outcome``: ``cached`` (served from the journal: an earlier attempt's line, or this attempt's own for a call
     made again), ``live`` (a runner answered it) or ``failed`` (no answer was kept; ``error`` says why).
