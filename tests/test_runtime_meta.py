@@ -34,6 +34,12 @@ def test_valid_meta_becomes_a_frozen_record_with_tuple_phases():
         meta.name = "other"
 
 
+def test_a_record_made_in_code_with_a_value_that_is_not_json_is_refused_naming_its_type_when_written():
+    meta = WorkflowMeta(name="review-changes", description=object())  # a struct checks types when read, not made
+    with pytest.raises(TypeError, match="a record cannot hold a object: it is not JSON"):
+        meta.to_json()
+
+
 def test_meta_must_be_an_object():
     assert _refusal(["name"]) == "meta must be an object literal"
 

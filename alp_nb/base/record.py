@@ -55,9 +55,10 @@ class Record(msgspec.Struct, frozen=True, kw_only=True, rename="camel", forbid_u
 
 
 def _plain(value: Any) -> Any:
+    """A deep-frozen mapping as the dict it stands for; anything else that is not JSON is refused by name."""
     if isinstance(value, Mapping):
         return dict(value)
-    raise NotImplementedError(f"a record cannot hold a {type(value).__name__}")
+    raise TypeError(f"a record cannot hold a {type(value).__name__}: it is not JSON")
 
 
 def record_issue(error: RecordInvalid, whole: str) -> str:
