@@ -23,8 +23,7 @@ from alp_nb.agents import TrustStore, load_project_agents
 from alp_nb.base import AlpError
 from alp_nb.loops import LoopContract
 from alp_nb.replay import load_run
-from alp_nb.runtime import RunStore
-from alp_nb.runtime.journal import read_journal
+from alp_nb.runtime import RunStore, read_journal
 
 RUN_ID = "wf_fuzz_0123456789abcdef"
 FUZZ = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
         validation_issues as validation_issues,
     )
     from .jsonline import line_encoder as line_encoder
-    from .record import Record as Record, RecordInvalid as RecordInvalid, record_issue as record_issue
+    from .record import Record as Record, RecordInvalid as RecordInvalid, refusal as refusal
     from .safe_files import (
         RefusedFile as RefusedFile,
         check_not_link as check_not_link,

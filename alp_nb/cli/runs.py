@@ -16,14 +16,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+from alp_nb.runtime.journal.outcomes import CALL_OUTCOMES as OUTCOMES
 from alp_nb.viz.terminal import print_lines, redraw_line
 
 from .errors import INTERRUPTED, UsageError
 
 STORE_HELP = "run store folder (default: ./.alp-runs)"
-OUTCOMES = ("live", "retried", "cached", "failed", "cancelled", "unfinished")
-"""What ``--status`` takes: ``replay.timeline.CALL_OUTCOMES``, named here so a refusal costs no import (a test holds
-that the two agree)."""
 
 
 def register(group: argparse.ArgumentParser) -> None:

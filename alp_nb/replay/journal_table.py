@@ -1,14 +1,11 @@
 """A run's journal as one pandas DataFrame, built in bulk from the runtime's own reader.
 
-``read_journal(path, on_record=...)`` checks every line exactly as a resume does (its checksum, a stripped
-checksum, a call recorded twice with other values, a torn last line) and hands each line it accepts to
-``JournalColumns.on_record``, which appends the line's fields to plain column arrays: no model per row and no
-frozen copy of its value. The DataFrame is made once, at the end: numbers in typed arrays, the few repeated
-strings (kind, phase, status) as categoricals, text and values as the very objects the reader parsed.
-
-A journal comes from the run's writer or from someone else, and the reader checks only what a resume needs
-(key, value, tokens, seq, v). Any other field of the wrong type (a label that is a list, a time that is a
-string) is shown as missing, with a warning naming the file and line, as ``StoredRun`` shows such a line.
+``read_journal(path, on_answer=...)`` checks every line exactly as a resume does (its checksum, a stripped
+checksum, a call recorded twice with other values, a torn last line) and hands each answer it accepts, typed and
+joined with its ask, to ``JournalColumns.on_answer``, which appends its fields to plain column arrays: no model
+per row and no frozen copy of its value. The DataFrame is made once, at the end: numbers in typed arrays, the few
+repeated strings (kind, phase, status) as categoricals, text and values as the very objects the reader parsed.
+(What an old line holds of the wrong type for a viewer is already missing, and warned of, by the reader.)
 """
 
 from __future__ import annotations
@@ -19,8 +16,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from alp_nb.runtime.errors import WorkflowInputError
-from alp_nb.runtime.journal import Unanswered
+from alp_nb.runtime.journal.lines import Answered, Spend
+from alp_nb.runtime.journal.outcomes import DONE, UNANSWERED
+from alp_nb.runtime.journal.reader import AnswerHandler, Unanswered
 from alp_nb.runtime.snapshot import Attempt
 
 if TYPE_CHECKING:
@@ -35,100 +33,70 @@ JOURNAL_COLUMNS: tuple[str, ...] = (
 
 KINDS = ("agent", "spend", "ask")
 """The kinds of rows: a call's answer kept, an answer paid for but not kept, a call asked and never answered."""
-DONE = "done"
-"""The status of a call line (a spend line's status is its ``reason``)."""
-UNANSWERED = "unanswered"
-"""The status of an ask row: the runner was asked and no line says how it answered."""
-BAD_FIELD_WARNINGS = 20
-"""The most lines a malformed-field warning names one by one; the rest are counted."""
 S16_FINAL = ("completed", "failed")
 """The statuses of an s16 snapshot written at the end of an attempt: only those hold its progress (the reference
 writes its snapshot when a run starts, with no progress, and when it ends)."""
 
 
 class JournalColumns:
-    """The columns of a journal being read: give ``on_record`` to ``read_journal``, then call ``frame``."""
+    """The columns of a journal being read: give ``on_answer`` to ``read_journal``, then call ``frame``."""
 
-    def __init__(self, name: str) -> None:
-        self.name = name
-        """The journal file's name, for warnings and errors."""
+    def __init__(self) -> None:
         self.seq, self.line, self.tokens = array("q"), array("q"), array("q")
         self.started, self.ended = array("d"), array("d")
         self.kind, self.phase, self.status = array("b"), array("q"), array("q")
         self.key: list[str] = []
-        self.label: list[Any] = []
-        self.prompt: list[Any] = []
+        self.label: list[str | None] = []
+        self.prompt: list[str | None] = []
         self.value: list[Any] = []
-        self.error: list[Any] = []
+        self.error: list[str | None] = []
         self.phases: dict[str, int] = {}
         self.statuses: dict[str, int] = {DONE: 0}
-        self.bad_fields: list[tuple[int, str]] = []
         self.asks_added = False
-        self.on_record = self._handler()
+        self.on_answer = self._handler()
 
-    def _handler(self) -> Any:
-        """The reader's ``on_record``: one append per column, the common types checked on a fast path."""
-        nan, bad = math.nan, self.bad_fields.append
-        phases, statuses = self.phases, self.statuses
+    def _handler(self) -> AnswerHandler:
+        """The reader's ``on_answer``: one append per column."""
+        nan, phases, statuses = math.nan, self.phases, self.statuses
         add_seq, add_line, add_tokens = self.seq.append, self.line.append, self.tokens.append
         add_started, add_ended = self.started.append, self.ended.append
         add_kind, add_phase, add_status = self.kind.append, self.phase.append, self.status.append
         add_key, add_label, add_prompt, add_value, add_error = (self.key.append, self.label.append, self.prompt.append,
                                                                 self.value.append, self.error.append)
 
-        def code(names: dict[str, int], text: Any, line_no: int, field: str) -> int:
+        def code(names: dict[str, int], text: str | None) -> int:
             if text is None:
-                return -1
-            if type(text) is not str:
-                bad((line_no, field))
                 return -1
             number = names.get(text)
             if number is None:
                 number = names[text] = len(names)
             return number
 
-        def when(stamp: Any, line_no: int, field: str) -> float:
-            if type(stamp) is float:
-                return stamp
-            if stamp is None:
-                return nan
-            if type(stamp) is int:
-                return float(stamp)
-            bad((line_no, field))
-            return nan
-
-        def on_record(record: dict[str, Any], seq: int, line_no: int) -> None:
-            get = record.get
-            spend = get("kind") == "spend"
-            try:
-                add_seq(seq)
-                add_tokens(get("tokens", 0))
-            except OverflowError:
-                raise WorkflowInputError("JOURNAL_CORRUPT", f"{self.name} line {line_no}: `seq` and `tokens` must "
-                                         "be below 2**63") from None
-            add_line(line_no)
-            add_key(record["key"])
+        def on_answer(answered: Answered) -> None:
+            ask, answer = answered.ask, answered.answer
+            spend = isinstance(answer, Spend)
+            add_seq(answer.seq)
+            add_tokens(answer.tokens or 0)
+            add_line(answered.line)
+            add_key(ask.key)
             add_kind(spend)
-            add_status(code(statuses, get("reason"), line_no, "reason") if spend else 0)
-            add_phase(code(phases, get("phase"), line_no, "phase"))
-            stamp = get("started")
-            add_started(stamp if type(stamp) is float else when(stamp, line_no, "started"))
-            stamp = get("ended")
-            add_ended(stamp if type(stamp) is float else when(stamp, line_no, "ended"))
-            text = get("label")
-            if text is not None and type(text) is not str:
-                bad((line_no, "label"))
-                text = None
-            add_label(text)
-            text = get("prompt")
-            if text is not None and type(text) is not str:
-                bad((line_no, "prompt"))
-                text = None
-            add_prompt(text)
-            add_value(None if spend else record["value"])
-            add_error(_why(record) if spend else None)
+            add_phase(code(phases, ask.phase))
+            started, ended = answered.started, answered.ended
+            add_started(nan if started is None else started)
+            add_ended(nan if ended is None else ended)
+            add_label(ask.label)
+            if isinstance(answer, Spend):
+                add_status(code(statuses, answer.reason))
+                add_prompt(None)
+                add_value(None)
+                add_error(answer.error or ("; ".join(answer.issues) if answer.issues else None))
+            else:
+                add_status(0)
+                add_prompt(ask.prompt)
+                add_value(answer.value)
+                add_error(None)
 
-        return on_record
+        return on_answer
 
     def add_unanswered(self, asks: Iterable[Unanswered], status_name: str = UNANSWERED) -> None:
         """A row for each call asked and never answered (read from its ask line; ``status_name`` ``in flight``
@@ -143,28 +111,16 @@ class JournalColumns:
             self.kind.append(2)
             self.status.append(status)
             phase = ask.phase
-            self.phase.append(-1 if not isinstance(phase, str) else self.phases.setdefault(phase, len(self.phases)))
+            self.phase.append(-1 if phase is None else self.phases.setdefault(phase, len(self.phases)))
             self.started.append(math.nan if ask.started is None else ask.started)
             self.ended.append(math.nan)
-            self.label.append(ask.label if isinstance(ask.label, str) else None)
+            self.label.append(ask.label)
             self.prompt.append(None)
             self.value.append(None)
             self.error.append(None)
 
     def __len__(self) -> int:
         return len(self.key)
-
-    def warnings(self) -> list[str]:
-        """One line per line with a malformed field (the first BAD_FIELD_WARNINGS), then how many more."""
-        by_line: dict[int, list[str]] = {}
-        for line_no, field in self.bad_fields:
-            by_line.setdefault(line_no, []).append(field)
-        found = [f"{self.name} line {line_no}: {', '.join(f'`{field}`' for field in fields)} of the wrong type "
-                 "(shown as missing)" for line_no, fields in list(by_line.items())[:BAD_FIELD_WARNINGS]]
-        if len(by_line) > BAD_FIELD_WARNINGS:
-            found.append(f"{self.name}: {len(by_line) - BAD_FIELD_WARNINGS} more lines with a field of the wrong "
-                         "type (shown as missing)")
-        return found
 
     def frame(self, attribution: Attribution) -> pd.DataFrame:
         """The DataFrame, columns ``JOURNAL_COLUMNS``; ``attribution`` says which attempt wrote each row and the
@@ -293,16 +249,6 @@ def attribute_s16(snapshot: Mapping[str, Any], line_numbers: np.ndarray, attempt
 
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
-
-
-def _why(record: Mapping[str, Any]) -> str | None:
-    """What a spend line says of why its answer was not kept: the runner's error, or the schema's issues."""
-    error, issues = record.get("error"), record.get("issues")
-    if isinstance(error, str):
-        return error
-    if isinstance(issues, list) and all(isinstance(issue, str) for issue in issues):
-        return "; ".join(issues)
-    return None
 
 
 def _integers(values: array[int]) -> np.ndarray:

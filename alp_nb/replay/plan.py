@@ -26,16 +26,17 @@ import os
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from itertools import zip_longest
 from typing import TYPE_CHECKING, Any
 
-from alp_nb.base.collector import collector_paused, long_lived
 from alp_nb.base.errors import AlpError
 from alp_nb.runtime.calls import CallRecord
 from alp_nb.runtime.dry_runs import DryRun, JournalMatch, dry_run, journal_match
 from alp_nb.runtime.errors import WorkflowInputError
 from alp_nb.runtime.forecast import AnswerCosts, CostForecast, forecast_cost
-from alp_nb.runtime.journal import JournalRead
+from alp_nb.runtime.journal.lines import Answered, CopiedAnswer, Spend
+from alp_nb.runtime.journal.reader import JournalRead
 from alp_nb.runtime.keys import canonical_dumps
 from alp_nb.runtime.resume import decide_resume, spent_text
 from alp_nb.runtime.saved_workflows import DEFAULT_REGISTRY, WorkflowRegistry
@@ -218,7 +219,7 @@ async def _plan(run_id: str | None, store: Any, registry: WorkflowRegistry | Non
     snapshot = store.read_snapshot(run_id)  # as stored: no lock is taken, so nothing is caught up or created
     saved = registry.get(snapshot.workflow_name)
     lines = _JournalLines(attempt_finder(snapshot))
-    journal = store.read_journal(snapshot, on_record=lines.on_record)  # warns of torn and missing lines itself
+    journal = store.read_journal(snapshot, on_answer=lines.on_answer)  # warns of torn and missing lines itself
     found = list(journal.warnings)
 
     decision = decide_resume(snapshot, journal, saved, None, budget, refuse_overspent=False)
@@ -229,18 +230,16 @@ async def _plan(run_id: str | None, store: Any, registry: WorkflowRegistry | Non
         refusal = (f"a resume would be refused: run `{run_id}` has spent {spent_words} of its budget of "
                    f"{decision.budget}; raise the budget above {spent.counted} to go on: `--budget N` on the command "
                    "line, budget=N in Python")
-    with long_lived():  # the journal just read lives through the rehearsal: no collection need scan it
-        rehearsal = await dry_run(saved, decision.args, journal, registry=registry,
-                                  budget=None if refusal else decision.budget,
-                                  spent_before=spent.counted, prompts=decision.prompts, agent_cap=agent_cap,
-                                  run_id=run_id)
-    with collector_paused():  # a row a call, no cycles among them: a full collection would scan the journal again
-        match = journal_match(journal, rehearsal.calls)
-        forecast = forecast_cost([(call.label, call.phase) for call in rehearsal.calls if call.outcome != CACHED],
-                                 lines.costs.history(), _run_mean(snapshot))
-        needed = any(call.outcome != CACHED and not call.after_live for call in rehearsal.calls)
-        events = _events(store, run_id, found) if needed else _Events()  # two lines a call: read only to tell why
-        calls, totals = _classified(rehearsal, journal, lines, events, completed=snapshot.status == "completed")
+    rehearsal = await dry_run(saved, decision.args, journal, registry=registry,
+                              budget=None if refusal else decision.budget,
+                              spent_before=spent.counted, prompts=decision.prompts, agent_cap=agent_cap,
+                              run_id=run_id)
+    match = journal_match(journal, rehearsal.calls)
+    forecast = forecast_cost([(call.label, call.phase) for call in rehearsal.calls if call.outcome != CACHED],
+                             lines.costs.history(), _run_mean(snapshot))
+    needed = any(call.outcome != CACHED and not call.after_live for call in rehearsal.calls)
+    events = _events(store, run_id, found) if needed else _Events()  # two lines a call: read only to tell why
+    calls, totals = _classified(rehearsal, journal, lines, events, completed=snapshot.status == "completed")
     return ResumePlan(
         run_id=run_id, workflow=saved.meta.name, run_status=_status(store, snapshot), calls=calls,
         unused=_unused(journal, lines, rehearsal), match=match, totals=totals, budget=decision.budget,
@@ -266,28 +265,15 @@ def _run_mean(snapshot: RunSnapshot) -> float | None:
 # --- what the run's files tell ----------------------------------------------------------------------------------
 
 
-@dataclass
-class _Line:
-    """A journaled call as a plan compares with it."""
-
-    seq: int
-    key: str
-    label: str | None
-    phase: str | None
-    prompt: Any
-    schema: Any
-
-
 class _JournalLines:
-    """What the plan keeps of each journal line the reader accepts (its ``on_record``): the calls by key and by
-    label, what their answers cost, why a call's answer failed (the runner's error, the schema's issues), the
-    calls cancelled (in which attempt, and whether an answer was paid for), the attempts in which a call failed,
-    and the answers replaced by a fork."""
+    """What the plan keeps of each answer the journal reader accepts (its ``on_answer``): the kept answers by key
+    and by label, what their answers cost, why a call's answer failed (the runner's error, the schema's issues),
+    the calls cancelled (in which attempt, and whether an answer was paid for), the attempts in which a call
+    failed, and the answers replaced by a fork."""
 
     def __init__(self, attempt_of: Callable[[int | None], int]) -> None:
         self.attempt_of = attempt_of
-        self.by_key: dict[str, _Line] = {}
-        self.by_label: dict[str, list[_Line]] = {}
+        self.by_key: dict[str, Answered] = {}
         self.costs = AnswerCosts()
         self.bad: dict[str, str] = {}
         self.cancelled: dict[str, tuple[int, bool]] = {}
@@ -295,32 +281,33 @@ class _JournalLines:
         self.overridden: set[str] = set()
         self.unlabelled = 0
 
-    def on_record(self, record: dict[str, Any], seq: int, _line_no: int) -> None:
-        key, label = record["key"], record.get("label")
-        label = label if isinstance(label, str) else None
-        self.costs.on_record(record)
-        if record.get("kind") == "spend":
-            reason = record.get("reason")
-            if reason in BAD_ANSWERS:
-                said, issues = record.get("error"), record.get("issues")
-                why = said if isinstance(said, str) else BAD_ANSWERS[reason]
-                if isinstance(issues, list) and issues and all(isinstance(issue, str) for issue in issues):
-                    why += ": " + "; ".join(issues)
-                self.bad[key] = why
-                self.failed_in.add(self.attempt_of(seq))
-            elif reason == "cancelled":
-                self.cancelled[key] = (self.attempt_of(seq), bool(record.get("tokens")))
+    @cached_property
+    def by_label(self) -> dict[str, list[Answered]]:
+        """The kept answers by their call's label, in journal order (made only when a live call is compared)."""
+        labelled: dict[str, list[Answered]] = {}
+        for answered in self.by_key.values():
+            if answered.ask.label is not None:
+                labelled.setdefault(answered.ask.label, []).append(answered)
+        return labelled
+
+    def on_answer(self, answered: Answered) -> None:
+        ask, answer = answered.ask, answered.answer
+        self.costs.on_answer(answered)
+        if isinstance(answer, Spend):
+            if answer.reason in BAD_ANSWERS:
+                why = answer.error or BAD_ANSWERS[answer.reason]
+                if answer.issues:
+                    why += ": " + "; ".join(answer.issues)
+                self.bad[ask.key] = why
+                self.failed_in.add(self.attempt_of(answer.seq))
+            elif answer.reason == "cancelled":
+                self.cancelled[ask.key] = (self.attempt_of(answer.seq), bool(answer.tokens))
             return
-        phase = record.get("phase")
-        line = _Line(seq, key, label, phase if isinstance(phase, str) else None, record.get("prompt"),
-                     record.get("schema"))
-        self.by_key[key] = line
-        if label is None:
+        self.by_key[ask.key] = answered
+        if ask.label is None:
             self.unlabelled += 1
-        else:
-            self.by_label.setdefault(label, []).append(line)
-        if record.get("overridden") is True:
-            self.overridden.add(key)
+        if isinstance(answer, CopiedAnswer) and answer.overridden:
+            self.overridden.add(ask.key)
 
 
 @dataclass
@@ -465,13 +452,13 @@ def _changed(call: CallRecord, lines: _JournalLines, served: set[int]) -> tuple[
     for line in lines.by_label.get(call.label, ()):
         if line.key == call.key or line.seq in served:
             continue
-        prompt = line.prompt != call.prompt
-        schema = _json(line.schema) != _json(call.schema)
+        prompt = line.ask.prompt != call.prompt
+        schema = _json(line.ask.schema) != _json(call.schema)
         parts = []
         if prompt:
-            parts.append(_prompt_difference(line.prompt, call.prompt))
+            parts.append(_prompt_difference(line.ask.prompt, call.prompt))
         if schema:
-            parts.append(_schema_difference(line.schema, call.schema, "schema"))
+            parts.append(_schema_difference(line.ask.schema, call.schema, "schema"))
         reason = CHANGED_BOTH if prompt and schema else CHANGED_PROMPT if prompt else CHANGED_SCHEMA if schema else None
         if reason is not None:
             return reason, f"{'; '.join(parts)} (journal line {line.seq})"
@@ -549,8 +536,8 @@ def _unused(journal: JournalRead, lines: _JournalLines, rehearsal: DryRun) -> pd
     labels, phases = [], []
     for _seq, key, _tokens in rows:
         line = lines.by_key.get(key)
-        labels.append(None if line is None else line.label)
-        phases.append(None if line is None else line.phase)
+        labels.append(None if line is None else line.ask.label)
+        phases.append(None if line is None else line.ask.phase)
     return pd.DataFrame({
         "seq": pd.array([row[0] for row in rows], dtype="int64"),
         "label": pd.Series(labels, dtype=object),

@@ -9,21 +9,21 @@ read only when ``events`` is first asked for.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import time
 import warnings
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from alp_nb.base.record import RecordInvalid
 from alp_nb.base.safe_files import open_regular
-from alp_nb.base.untrusted_json import UntrustedJson, loads_untrusted
 from alp_nb.runtime.errors import WorkflowInputError
-from alp_nb.runtime.journal import ASK, JOURNAL_VERSION, JournalEntry, JournalRead, answer_record
+from alp_nb.runtime.journal.entry import JournalEntry
+from alp_nb.runtime.journal.outcomes import IN_FLIGHT, UNANSWERED
+from alp_nb.runtime.journal.reader import answer_at
 from alp_nb.runtime.keys import validate_run_id
 from alp_nb.runtime.snapshot import Attempt, RunSnapshot, UsageReport, parse_snapshot, run_budget
 from alp_nb.runtime.store import RunStore, run_error
@@ -31,13 +31,7 @@ from alp_nb.runtime.store_files import parse_store_json, read_store_file, store_
 from alp_nb.runtime.stored_events import RunEvent
 
 from .errors import ReplayError
-from .journal_table import (
-    JOURNAL_COLUMNS as JOURNAL_COLUMNS,
-    UNANSWERED,
-    JournalColumns,
-    attribute,
-    attribute_s16,
-)
+from .journal_table import JOURNAL_COLUMNS as JOURNAL_COLUMNS, JournalColumns, attribute, attribute_s16
 
 if TYPE_CHECKING:
     import numpy as np
@@ -48,8 +42,6 @@ if TYPE_CHECKING:
 
 JOURNAL_PAGE_SIZE = 20
 """The rows a view of a record shows at once (``RunRecord.page(n)`` picks the page)."""
-IN_FLIGHT = "in flight"
-"""The status of an ask row of a run still going: its runner has not answered yet."""
 
 Source = Literal["alp", "s16"]
 
@@ -165,24 +157,21 @@ class RunRecord:
         """Row ``row`` of ``journal`` as its whole journal line (its schema too, which the table leaves out), read
         back from the file by its position; a line that can no longer be read there (the file was replaced) is
         made from the row instead, without a schema."""
-        line = self._line(row)
-        if (line is not None and line.get("key") == self.journal.at[row, "key"]
-                and line.get("value") == self.journal.at[row, "value"]):  # the line the table was read from
-            if line.get("v") == JOURNAL_VERSION:  # its times count from an epoch: the table has them in full
-                line.update(started=_missing(self.journal.at[row, "started"]),
-                            ended=_missing(self.journal.at[row, "ended"]))
-            try:
-                return JournalEntry.from_json(line)
-            except RecordInvalid:
-                pass
         cells = self.journal.iloc[row]
+        times = {"started": _missing(cells["started"]), "ended": _missing(cells["ended"])}
+        found = None
+        if self.line_numbers is not None and 0 <= row < len(self.line_numbers):
+            index = int(self.line_numbers[row]) - 1
+            if index < len(self._offsets):
+                found = answer_at(self.store.paths(self.run_id).journal, self._offsets, index, int(cells["seq"]))
+        if found is not None and found.key == cells["key"] and found.value == cells["value"]:  # the row's own line
+            return JournalEntry.of(found).replace(**times)
         return JournalEntry(key=cells["key"], value=cells["value"], seq=int(cells["seq"]), kind=cells["kind"],
                             label=cells["label"], phase=_missing(cells["phase"]), prompt=cells["prompt"],
-                            tokens=int(cells["tokens"]), started=_missing(cells["started"]),
-                            ended=_missing(cells["ended"]))
+                            tokens=int(cells["tokens"]), **times)
 
     @cached_property
-    def _offsets(self) -> np.ndarray:
+    def _offsets(self) -> list[int]:
         """Where each line of the journal file starts, found once in one pass that parses nothing."""
         import numpy as np
 
@@ -191,38 +180,10 @@ class RunRecord:
             with store_file(path, "read"), os.fdopen(open_regular(path, os.O_RDONLY), "rb") as handle:
                 data = np.frombuffer(handle.read(), dtype=np.uint8)
         except (FileNotFoundError, WorkflowInputError):  # gone, or now a link: rows are made from the table
-            return np.array([], dtype=np.int64)
+            return []
         ends = np.flatnonzero(data == ord("\n")) + 1
         starts = np.concatenate(([0], ends[:-1] if len(ends) and ends[-1] == len(data) else ends))
-        return starts.astype(np.int64) if len(data) else np.array([], dtype=np.int64)
-
-    def _line(self, row: int) -> dict[str, Any] | None:
-        """Row ``row``'s journal line, read back by its position; a ``v`` 4 answer with its ask line's fields (the
-        ask is looked for in the lines before it)."""
-        if self.line_numbers is None or not 0 <= row < len(self.line_numbers):
-            return None
-        index = int(self.line_numbers[row]) - 1
-        if index >= len(self._offsets):
-            return None
-        path = self.store.paths(self.run_id).journal
-        try:
-            with store_file(path, "read"), os.fdopen(open_regular(path, os.O_RDONLY), "rb") as handle:
-                record = self._read_at(handle, index)
-                ask_seq = record.get("ask") if isinstance(record, dict) and record.get("v") == JOURNAL_VERSION else None
-                if ask_seq is None:
-                    return record if isinstance(record, dict) else None
-                while index > 0:  # the ask is before its answer, and most often close to it
-                    index -= 1
-                    ask = self._read_at(handle, index)
-                    if isinstance(ask, dict) and ask.get("seq") == ask_seq:
-                        return answer_record(ask, record) if ask.get("kind") == ASK else None
-        except (FileNotFoundError, WorkflowInputError, UntrustedJson, KeyError):
-            return None
-        return None
-
-    def _read_at(self, handle: BinaryIO, index: int) -> Any:
-        handle.seek(int(self._offsets[index]))
-        return loads_untrusted(handle.readline())
+        return starts.astype(np.int64).tolist() if len(data) else []
 
 
 def load_run(run_id: str | None = None, store: RunStore | str | os.PathLike[str] | None = None) -> RunRecord:
@@ -267,11 +228,11 @@ def load_run(run_id: str | None = None, store: RunStore | str | os.PathLike[str]
         raise WorkflowInputError("CORRUPT_RUN", f"{paths.snapshot.name} names run `{snapshot.run_id}`")
     source: Source = "s16" if isinstance(raw, Mapping) and isinstance(raw.get("task"), Mapping) else "alp"
 
-    columns = JournalColumns(paths.journal.name)
-    read = store.read_journal(snapshot, on_record=columns.on_record)  # warns of torn and missing lines itself
-    ours = columns.warnings()
+    columns = JournalColumns()
+    read = store.read_journal(snapshot, on_answer=columns.on_answer)  # warns of torn, missing and malformed lines
+    ours: list[str] = []
     if snapshot.status == "running":
-        snapshot = store.caught_up(snapshot, _with_phases(read, columns))
+        snapshot = store.caught_up(snapshot, read, _done_by_phase(columns, snapshot))
     columns.add_unanswered(read.unanswered, IN_FLIGHT if snapshot.status == "running" else UNANSWERED)
     line_numbers = columns.line_numbers()
     if source == "s16":
@@ -307,14 +268,12 @@ def _seqs(columns: JournalColumns) -> np.ndarray:
     return np.frombuffer(columns.seq, dtype=np.int64) if len(columns) else np.empty(0, dtype=np.int64)
 
 
-def _with_phases(read: JournalRead, columns: JournalColumns) -> JournalRead:
-    """``read`` with the entries ``RunStore`` catches a running snapshot's phases up from: the call lines that
-    name a phase (only their key, seq and phase; made only for a running run)."""
+def _done_by_phase(columns: JournalColumns, snapshot: RunSnapshot) -> Counter[str]:
+    """The answers the last attempt of a running run kept, by phase: what ``RunStore`` catches its phases up to."""
+    first = snapshot.attempts[-1].first_seq if snapshot.attempts else 1
     names = {code: name for name, code in columns.phases.items()}
-    entries = [JournalEntry(key=key, seq=seq, phase=names[phase])
-               for key, seq, phase, kind in zip(columns.key, columns.seq, columns.phase, columns.kind, strict=True)
-               if phase >= 0 and not kind]
-    return dataclasses.replace(read, entries=entries)
+    return Counter(names[phase] for seq, phase, kind in zip(columns.seq, columns.phase, columns.kind, strict=True)
+                   if phase >= 0 and not kind and seq >= first)
 
 
 def _missing(value: Any) -> Any:

@@ -21,9 +21,10 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from alp_nb.base.frozen import thaw
-from alp_nb.runtime.journal import JournalEntry
+from alp_nb.runtime.journal.entry import JournalEntry
+from alp_nb.runtime.journal.outcomes import CALL_OUTCOMES, CallOutcome
 
-from .timeline import CALL_OUTCOMES, CallOutcome, CallSpan, Timeline
+from .timeline import CallSpan, Timeline
 
 if TYPE_CHECKING:
     from .record import RunRecord

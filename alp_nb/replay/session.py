@@ -28,7 +28,8 @@ from typing import Any, Literal
 
 from alp_nb.runtime.calls import CallRecord
 from alp_nb.runtime.dry_runs import DryRun, StandInRunner, dry_run
-from alp_nb.runtime.journal import JournalEntry, JournalRead
+from alp_nb.runtime.journal.entry import JournalEntry
+from alp_nb.runtime.journal.reader import JournalRead
 from alp_nb.runtime.resume import resumable_args
 from alp_nb.runtime.saved_workflows import DEFAULT_REGISTRY, WorkflowRegistry
 from alp_nb.runtime.store import RunStore

@@ -22,12 +22,12 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Literal, NamedTuple, TypeGuard
+from typing import TYPE_CHECKING, NamedTuple, TypeGuard
 
 import numpy
 import pandas
 
-from alp_nb.base.collector import collector_paused
+from alp_nb.runtime.journal.outcomes import CALL_OUTCOMES as CALL_OUTCOMES, FAILED_REASONS, CallOutcome
 from alp_nb.runtime.stored_events import AgentEvent, AsyncLaunched, CallsCached, RunEvent, TaskStarted
 
 if TYPE_CHECKING:
@@ -35,18 +35,10 @@ if TYPE_CHECKING:
 
     from .record import RunRecord
 
-CallOutcome = Literal["live", "retried", "cached", "failed", "cancelled", "unfinished"]
-CALL_OUTCOMES: tuple[CallOutcome, ...] = ("live", "retried", "cached", "failed", "cancelled", "unfinished")
-"""How a call went: answered once (``live``), answered twice after its first answer broke its schema
-(``retried``), served from the journal (``cached``), ``failed``, ``cancelled`` (a sibling failed, or the run was
-stopped), or ``unfinished`` (asked, and its attempt ended, or the process died, before it was answered)."""
 NO_PHASE = "(no phase)"
 """The lane of calls made outside any phase."""
 UNKNOWN_PHASE = "(phase not recorded)"
 """Tokens the snapshot counts that no journal line puts in a phase (journals written before phases were)."""
-FAILED_REASONS = ("failed", "refused", "not JSON")
-"""The spend-line reasons that end a call as failed (``retried`` does not: the call goes on)."""
-
 RawSpan = tuple[int, str, str, str, float, float, CallOutcome, str, int | None]
 """A call on the wall clock: (attempt, key, label, phase, start, end, outcome, error, journal seq)."""
 
@@ -357,11 +349,10 @@ def _on_run_clock(raw: pandas.DataFrame, spent: pandas.Series, lines: _Lines,
     tokens = numpy.zeros(len(placed), dtype=numpy.int64)
     tokens[first_paid] = spent.reindex(pairs[first_paid], fill_value=0).to_numpy()
     seq_column = [None if seq is None or seq != seq else int(seq) for seq in seqs[order].tolist()]
-    with collector_paused():  # spans of texts and numbers hold no cycles: a collection among them frees nothing
-        spans = tuple(map(CallSpan._make, zip(
-            placed["key"].tolist(), placed["label"].tolist(), placed["phase"].tolist(),
-            (start + shift[which])[order].tolist(), (end + shift[which])[order].tolist(), outcome[order].tolist(),
-            tokens.tolist(), placed["attempt"].tolist(), placed["error"].tolist(), seq_column, strict=True)))
+    spans = tuple(map(CallSpan._make, zip(
+        placed["key"].tolist(), placed["label"].tolist(), placed["phase"].tolist(),
+        (start + shift[which])[order].tolist(), (end + shift[which])[order].tolist(), outcome[order].tolist(),
+        tokens.tolist(), placed["attempt"].tolist(), placed["error"].tolist(), seq_column, strict=True)))
     return spans, tuple(starts_on_clock)
 
 

@@ -22,7 +22,8 @@ if TYPE_CHECKING:
     from .events import Event as Event, EventStream as EventStream
     from .execution_context import ExecutionContext as ExecutionContext, TokenBudget as TokenBudget
     from .fork import Fork as Fork
-    from .journal import JournalEntry as JournalEntry, JournalRead as JournalRead, read_journal as read_journal
+    from .journal.entry import JournalEntry as JournalEntry
+    from .journal.reader import JournalRead as JournalRead, read_journal as read_journal
     from .keys import call_key as call_key, validate_run_id as validate_run_id
     from .meta import WorkflowMeta as WorkflowMeta, validate_meta as validate_meta
     from .resume import ResumeDecision as ResumeDecision, decide_resume as decide_resume

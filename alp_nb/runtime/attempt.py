@@ -26,9 +26,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from alp_nb.agents.errors import AgentError
 from alp_nb.agents.output_contract import OutputContract
@@ -37,13 +37,16 @@ from alp_nb.base.untrusted_json import UntrustedJson, loads_untrusted
 from .calls import CallObserver
 from .errors import WorkflowInputError
 from .events import EventLog
-from .journal import CachedCall, JournalRead, JournalWriter, MemoryJournal, answer_line, ask_line, journaled, spend_line
+from .journal.outcomes import SpendReason
+from .journal.reader import CachedCall, JournalRead
+from .journal.writer import JournalWriter, MemoryJournal, answer_line, ask_line, journaled, spend_line
 from .keys import canonical_dumps
 from .runners import RunnerOutput, invoker
 from .snapshot import SNAPSHOT_LOG_LINES, PhaseProgress, Usage
 
 RETRY_REMINDER = "\n\nReturn valid JSON."
-DONE, CACHED, FAILED, CANCELLED = 0, 1, 2, 3
+PhaseCount = Literal["done", "cached", "failed", "cancelled"]
+"""What an attempt counts of the calls of each phase, in ``PhaseProgress``'s words."""
 
 
 class Asked(NamedTuple):
@@ -76,7 +79,7 @@ class AttemptState:
         self.agents = 0
         self.tokens = 0
         self.cached = 0
-        self.phases: dict[str, list[int]] = {title: [0, 0, 0, 0] for title in phases}
+        self.phases: dict[str, Counter[PhaseCount]] = {title: Counter() for title in phases}
         self.announced: set[str] = set()
         self.logs: deque[str] = deque(maxlen=SNAPSHOT_LOG_LINES)
         self.contracts: dict[str, OutputContract] = {}
@@ -105,15 +108,15 @@ class AttemptState:
         return self.spent_before + self.tokens + (self.unanswered_before + self.unanswered) * self.reservation
 
     def phase_progress(self) -> tuple[PhaseProgress, ...]:
-        return tuple(PhaseProgress(title=title, done=counts[DONE], cached=counts[CACHED], failed=counts[FAILED],
-                                   cancelled=counts[CANCELLED]) for title, counts in self.phases.items())
+        return tuple(PhaseProgress(title=title, done=counts["done"], cached=counts["cached"], failed=counts["failed"],
+                                   cancelled=counts["cancelled"]) for title, counts in self.phases.items())
 
     def announce(self, title: str, workflow: str | None) -> None:
         """A phase's first mention in this attempt is announced (event, snapshot); later ones only switch."""
         if title in self.announced:
             return
         self.announced.add(title)
-        self.phases.setdefault(title, [0, 0, 0, 0])
+        self.phases.setdefault(title, Counter())
         self.events.publish(_tagged({"type": "workflow_phase", "title": title}, workflow))
         self.on_phase()
 
@@ -143,11 +146,11 @@ class AttemptState:
                 "BUDGET_EXCEEDED", f"token budget of {total} is spent ({spent} tokens used); `{label}` was refused"
             )
 
-    def count(self, phase: str | None, outcome: int) -> None:
+    def count(self, phase: str | None, outcome: PhaseCount) -> None:
         if phase is not None:
             counts = self.phases.get(phase)
             if counts is None:
-                counts = self.phases[phase] = [0, 0, 0, 0]
+                counts = self.phases[phase] = Counter()
             counts[outcome] += 1
 
     def serve_cached(self, hit: CachedCall, key: str, label: str, phase: str | None, workflow: str | None) -> Any:
@@ -156,7 +159,7 @@ class AttemptState:
             self.check_budget(label, new_call=False)
         self.cached += 1
         if phase is not None:
-            self.count(phase, CACHED)
+            self.count(phase, "cached")
         self.events.agent_event("cached", key, label, phase, workflow, seq=hit[2])
         return hit[0]
 
@@ -193,11 +196,11 @@ class AttemptState:
                 try:
                     value, tokens, seq = await self._answer(key, label, prompt, schema, contract, phase, workflow)
                 except asyncio.CancelledError:  # a sibling failed, or the run was stopped: not this call's failure
-                    self.count(phase, CANCELLED)
+                    self.count(phase, "cancelled")
                     events.agent_event("cancelled", key, label, phase, workflow)
                     raise
                 except BaseException as error:
-                    self.count(phase, FAILED)
+                    self.count(phase, "failed")
                     events.tell(_tagged({"type": "workflow_agent", "status": "failed", "key": key, "label": label,
                                          "phase": phase, "error": describe(error)}, workflow))
                     raise
@@ -206,7 +209,7 @@ class AttemptState:
             waiting = self.running.pop(key)
             if waiting is not None:
                 waiting.set_result(None)
-        self.count(phase, DONE)
+        self.count(phase, "done")
         events.agent_event("done", key, label, phase, workflow, tokens)
         total = self.budget_total
         if total is not None and self.spent > total:
@@ -314,7 +317,7 @@ class AttemptState:
             self._spend(ask.seq, tokens, "not JSON")
             raise
 
-    def _spend(self, ask: int, tokens: int, reason: str, **detail: Any) -> None:
+    def _spend(self, ask: int, tokens: int, reason: SpendReason, **detail: Any) -> None:
         """Journal an answer paid for but not kept (a spend line), so its tokens outlive a crash; ``detail`` is
         what says why (``error``, ``issues``)."""
         self.write(spend_line(ask, tokens, reason, detail))

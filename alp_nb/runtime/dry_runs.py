@@ -17,7 +17,8 @@ from .attempt import AttemptState
 from .calls import CallObserver, CallRecord
 from .events import EventLog
 from .execution_context import run_script
-from .journal import JournalRead, MemoryJournal
+from .journal.reader import JournalRead
+from .journal.writer import MemoryJournal
 from .runners import MockAgentRunner, RunnerOutput
 from .saved_workflows import DEFAULT_REGISTRY, SavedWorkflow, WorkflowRegistry
 

@@ -12,7 +12,10 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .journal.lines import Answered
 
 
 @dataclass(frozen=True)
@@ -36,21 +39,21 @@ class CostForecast:
 
 
 class AnswerCosts:
-    """What each call's answers cost, gathered as a journal is read (``on_record`` is a journal reader's hook):
+    """What each call's answers cost, gathered as a journal is read (``on_answer`` is a journal reader's hook):
     every line that records tokens adds to its call's. A call counts as a sample once the runner handed an answer
     back for it: one the runner refused cost nothing, and says nothing of what its answer will cost."""
 
     def __init__(self) -> None:
-        self._calls: dict[str, list[Any]] = {}  # key → [label, phase, tokens, answered]
+        self._calls: dict[str, tuple[str | None, str | None, int, bool]] = {}  # key → (label, phase, tokens, answered)
+        """(Tuples of text and numbers, which the collector stops tracking: a journal holds a call per line.)"""
 
-    def on_record(self, record: dict[str, Any], _seq: int = 0, _line: int = 0) -> None:
-        if "tokens" not in record:  # an s16 line records none
+    def on_answer(self, answered: Answered) -> None:
+        tokens = answered.answer.tokens
+        if tokens is None:  # an s16 line records none
             return
-        label, phase = record.get("label"), record.get("phase")
-        call = self._calls.setdefault(record["key"], [label if isinstance(label, str) else None,
-                                                      phase if isinstance(phase, str) else None, 0, False])
-        call[2] += record["tokens"]
-        call[3] = call[3] or record.get("kind") == "agent" or record["tokens"] > 0
+        ask = answered.ask
+        _label, _phase, spent, sampled = self._calls.get(ask.key, (None, None, 0, False))
+        self._calls[ask.key] = (ask.label, ask.phase, spent + tokens, sampled or answered.kept or tokens > 0)
 
     def history(self) -> list[tuple[str | None, str | None, int]]:
         """(label, phase, tokens) of every call answered: ``forecast_cost``'s history."""

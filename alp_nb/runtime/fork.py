@@ -21,17 +21,14 @@ from alp_nb.base.frozen import thaw
 from alp_nb.base.untrusted_json import UntrustedJson
 
 from .errors import WorkflowInputError
-from .journal import JournalRead, journaled, sealed_lines
+from .journal.lines import Answer, Answered
+from .journal.reader import JournalRead
+from .journal.writer import copied_lines, journaled
 from .keys import canonical_dumps, validate_run_id
 from .meta import validate_args
 from .saved_workflows import SavedWorkflow
 from .snapshot import ForkOrigin
 from .store import RunStore
-
-COPIED_FIELDS = ("key", "kind", "label", "phase", "prompt", "schema", "value", "tokens", "attempts", "started",
-                 "ended")
-"""What a fork copies of each journaled call; ``copiedFrom`` names the source run, ``overridden`` marks a value
-replaced by the fork."""
 
 
 @dataclass(frozen=True)
@@ -57,7 +54,7 @@ class ForkSeed:
     def lines(self) -> bytes:
         """The copied lines as the new run's journal starts, written whole before its first snapshot (their seqs
         are the ones ``journal`` holds), so a kill never leaves a fork with part of its source's answers."""
-        return sealed_lines(list(self.records))[0]
+        return copied_lines(list(self.records))[0]
 
 
 def fork_seed(store: RunStore, fork: Fork, saved: SavedWorkflow, args: Any) -> ForkSeed:
@@ -74,30 +71,37 @@ def fork_seed(store: RunStore, fork: Fork, saved: SavedWorkflow, args: Any) -> F
     if args is not None and canonical_dumps(validate_args(args)) != canonical_dumps(source_args):
         raise WorkflowInputError("ARGS_MISMATCH", f"a fork runs with the args of run `{source_id}`; omit args")
     prompts = _prompts(fork.prompts)
-    lines: list[dict[str, Any]] = []
-    source_journal = store.read_journal(source, on_record=lambda record, _seq, _line: lines.append(record))
-    by_label: dict[str, list[dict[str, Any]]] = {}
-    for record in lines:
-        if record.get("kind", "agent") == "agent" and isinstance(record.get("label"), str):
-            by_label.setdefault(record["label"], []).append(record)
+    kept: list[Answered] = []
+    source_journal = store.read_journal(source, on_answer=lambda answered: kept.append(answered) if answered.kept
+                                        else None)  # a spend is the source's cost, not an answer to serve
+    by_label: dict[str, list[Answered]] = {}
+    for answered in kept:
+        if answered.ask.label is not None:
+            by_label.setdefault(answered.ask.label, []).append(answered)
     replaced = {label: _replacement(source_id, label, value, by_label.get(label, []))
                 for label, value in _values(fork.values).items()}
-    records: list[dict[str, Any]] = []
-    journal = JournalRead(has_s16_keys=source_journal.has_s16_keys)
-    for record in lines:
-        if record.get("kind", "agent") != "agent":
-            continue  # a spend line is the source's cost, not an answer to serve
-        copied = {name: record[name] for name in COPIED_FIELDS if record.get(name) is not None or name == "value"}
-        copied.update(kind="agent", copiedFrom=source_id)  # an s16 line names no kind
-        if record.get("label") in replaced:
-            copied.update(value=replaced[record["label"]], tokens=0, overridden=True)
-        seq = len(records) + 1
-        records.append(copied)
-        journal.calls.setdefault(copied["key"], (copied["value"], copied.get("tokens", 0), seq))
-        journal.largest_answer = max(journal.largest_answer, copied.get("tokens", 0))
-    journal.next_seq = len(records) + 1
+    records = tuple(_copied(answered, source_id, replaced) for answered in kept)
+    journal = JournalRead(has_s16_keys=source_journal.has_s16_keys, next_seq=len(records) + 1)
+    for seq, record in enumerate(records, 1):
+        journal.calls.setdefault(record["key"], (record["value"], record.get("tokens", 0), seq))
+        journal.largest_answer = max(journal.largest_answer, record.get("tokens", 0))
     origin = ForkOrigin(run_id=source_id, values=tuple(replaced), prompts=prompts)
-    return ForkSeed(tuple(records), journal, source_args, origin)
+    return ForkSeed(records, journal, source_args, origin)
+
+
+def _copied(answered: Answered, source_id: str, replaced: Mapping[str, Any]) -> dict[str, Any]:
+    """A call of the source as the fork's journal holds it: all it says about itself (``copiedFrom`` naming the
+    source), with the fork's value instead where its label's answer was replaced (``overridden``, 0 tokens)."""
+    ask, answer = answered.ask, answered.answer
+    fields = {"key": ask.key, "kind": "agent", "label": ask.label, "phase": ask.phase, "prompt": ask.prompt,
+              "schema": ask.schema, "value": answer.value if isinstance(answer, Answer) else None,
+              "tokens": answer.tokens, "attempts": ask.attempts,
+              "started": answered.started, "ended": answered.ended}
+    copied = {name: value for name, value in fields.items() if value is not None or name == "value"}
+    copied["copiedFrom"] = source_id
+    if ask.label is not None and ask.label in replaced:
+        copied.update(value=replaced[ask.label], tokens=0, overridden=True)
+    return copied
 
 
 def _values(values: Any) -> dict[str, Any]:
@@ -118,19 +122,19 @@ def _prompts(prompts: Any) -> dict[str, str]:
     return dict(prompts)
 
 
-def _replacement(source_id: str, label: str, value: Any, calls: list[dict[str, Any]]) -> Any:
+def _replacement(source_id: str, label: str, value: Any, calls: list[Answered]) -> Any:
     """``value`` as the journal will hold it, for the one call of the source labelled ``label``."""
     if not calls:
         raise WorkflowInputError("INVALID_OPTION", f"no call of run `{source_id}` labelled `{label}` was journaled, "
                                  "so it has no answer to replace (replace its prompt instead)")
-    if len({record["key"] for record in calls}) > 1:
+    if len({answered.key for answered in calls}) > 1:
         raise WorkflowInputError("INVALID_OPTION", f"{len(calls)} calls of run `{source_id}` are labelled "
                                  f"`{label}`; a fork replaces the answer of one call")
     try:
         value = journaled(value)
     except (TypeError, ValueError, RecursionError, UntrustedJson) as error:
         raise WorkflowInputError("INVALID_OPTION", f"fork value for `{label}` is not JSON: {error}") from None
-    schema = calls[0].get("schema")
+    schema = calls[0].ask.schema
     if schema is not None:
         try:
             verdict = OutputContract("fork-value", schema).validate(value)

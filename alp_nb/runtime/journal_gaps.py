@@ -9,7 +9,7 @@ field, by the tokens each attempt recorded against what its lines hold.
 
 from __future__ import annotations
 
-from .journal import JournalRead
+from .journal.reader import JournalRead
 from .snapshot import RunSnapshot
 
 

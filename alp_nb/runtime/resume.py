@@ -16,7 +16,7 @@ from typing import Any
 from alp_nb.base.frozen import thaw
 
 from .errors import WorkflowInputError
-from .journal import JournalRead
+from .journal.reader import JournalRead
 from .keys import canonical_dumps
 from .meta import validate_args
 from .saved_workflows import SavedWorkflow

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from alp_nb.base.collector import long_lived
 from alp_nb.base.record import Record
 
 from .attempt import AttemptState
@@ -32,7 +31,8 @@ from .events import EVENTS_FORMAT, EventLog, Subscriber
 from .execution_context import run_script
 from .forecast import AnswerCosts, forecast_cost
 from .fork import Fork, ForkSeed, fork_seed
-from .journal import JournalRead, JournalWriter
+from .journal.reader import JournalRead
+from .journal.writer import JournalWriter
 from .keys import validate_run_id
 from .meta import validate_args
 from .progress import progress_subscriber
@@ -114,9 +114,8 @@ async def run_workflow(name: str, args: Any = None, resume_from_run_id: str | No
         launch = _Launch.prepare(name, args, resume_from_run_id, store=store, runner=runner, registry=registry,
                                  agent_cap=agent_cap, concurrency=concurrency, durability=durability,
                                  on_call=on_call, budget=budget, fork=fork)
-        with long_lived():  # the journal just read lives as long as the run: no collection need scan it
-            await launch.warn_before_resuming()
-            return await launch.execute(subscribers)
+        await launch.warn_before_resuming()
+        return await launch.execute(subscribers)
     except BaseException as error:
         if launch is not None and not launch.started:
             launch.lock.release()
@@ -234,7 +233,7 @@ class _Launch:
         try:
             snapshot = store.read_snapshot(run_id)  # as of taking the lock
             costs = AnswerCosts()  # the forecast's history
-            journal = store.read_journal(snapshot, on_record=costs.on_record)  # warns of lost lines
+            journal = store.read_journal(snapshot, on_answer=costs.on_answer)  # warns of lost lines
             decision = decide_resume(snapshot, journal, saved, args, budget)
         except BaseException:
             lock.release()

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, Literal
 
-from alp_nb.base.record import Record, RecordInvalid, record_issue
+from alp_nb.base.record import Record, RecordInvalid, refusal
 
 from .errors import WorkflowInputError
 
@@ -143,8 +143,8 @@ def parse_snapshot(data: Any, source: str) -> RunSnapshot:
         data = {**data, "sealedFrom": 1}  # written by our v2 writer, which sealed every line, before this field
     try:
         return RunSnapshot.from_json(data)
-    except RecordInvalid as error:
-        raise WorkflowInputError("CORRUPT_RUN", f"{source}: {record_issue(error, 'snapshot')}") from None
+    except RecordInvalid:
+        raise WorkflowInputError("CORRUPT_RUN", f"{source}: {refusal(RunSnapshot, data)}") from None
 
 
 def _from_s16(data: Mapping[str, Any]) -> dict[str, Any]:

@@ -17,7 +17,7 @@ import re
 import time
 import warnings
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,8 @@ from typing import Any
 from alp_nb.base.atomic_file import temp_files
 
 from .errors import WorkflowInputError
-from .journal import JournalEntry, JournalRead, RecordHandler, read_journal
+from .journal.lines import Answered
+from .journal.reader import AnswerHandler, JournalRead, read_journal
 from .journal_gaps import missing_lines
 from .keys import RUN_ID_RE, new_run_id, validate_run_id
 from .snapshot import NO_USAGE, Attempt, PhaseProgress, RunSnapshot, Usage, UsageReport, parse_snapshot
@@ -178,16 +179,23 @@ class RunStore:
         snapshot = self.read_snapshot(run_id)
         if snapshot.status != "running":
             return snapshot
-        return self.caught_up(snapshot, self.read_journal(snapshot, keep_entries=True))
+        first = snapshot.attempts[-1].first_seq if snapshot.attempts else 1
+        done: Counter[str] = Counter()
+
+        def count(answered: Answered) -> None:
+            if answered.kept and answered.ask.phase is not None and answered.seq >= first:
+                done[answered.ask.phase] += 1
+
+        return self.caught_up(snapshot, self.read_journal(snapshot, on_answer=count), done)
 
     def read_journal(self, snapshot: RunSnapshot, *, keep_entries: bool = False,
-                     on_record: RecordHandler | None = None) -> JournalRead:
+                     on_answer: AnswerHandler | None = None) -> JournalRead:
         """The journal of ``snapshot``'s run read under the snapshot's rules (legacy lines only where its writer
-        did not seal them), with a warning for each run of lines missing from it (``missing_lines``), raised as a
-        RuntimeWarning and kept in ``warnings``; where a line without a checksum is read, ``warnings`` says that
-        nothing vouches for it."""
+        did not seal them), with a warning for each run of lines missing from it (``missing_lines``) and for each
+        line whose viewer fields are malformed, raised as a RuntimeWarning and kept in ``warnings``; where a line
+        without a checksum is read, ``warnings`` says that nothing vouches for it."""
         path = self.paths(snapshot.run_id).journal
-        journal = read_journal(path, keep_entries=keep_entries, on_record=on_record,
+        journal = read_journal(path, keep_entries=keep_entries, on_answer=on_answer,
                                sealed_from=snapshot.sealed_from)
         for message in missing_lines(snapshot, journal, path.name):
             warnings.warn(message, RuntimeWarning, stacklevel=2)
@@ -197,11 +205,15 @@ class RunStore:
             lines = "1 line carries" if legacy == 1 else f"{legacy} lines carry"
             journal.warnings.append(f"{path.name}: {lines} no checksum (written by the s16 reference or before "
                                     "alp_nb sealed its lines): nothing vouches for them")
+        for message in journal.malformed_warnings(path.name):
+            warnings.warn(message, RuntimeWarning, stacklevel=2)
+            journal.warnings.append(message)
         return journal
 
-    def caught_up(self, snapshot: RunSnapshot, journal: JournalRead) -> RunSnapshot:
+    def caught_up(self, snapshot: RunSnapshot, journal: JournalRead, done: Mapping[str, int]) -> RunSnapshot:
         """A running snapshot is rewritten only at phase changes, so its last attempt lags the journal (and stops
-        for good if the process died): its usage and phase counts are raised to what it journaled."""
+        for good if the process died): its usage and phase counts are raised to what it journaled (``done``: the
+        answers its last attempt kept, by phase)."""
         status = "running" if self.is_active(snapshot.run_id) else "interrupted"
         if not snapshot.attempts:
             return snapshot.replace(status=status)
@@ -214,7 +226,7 @@ class RunStore:
         return snapshot.replace(
             status=status, attempts=(*snapshot.attempts[:-1], last),
             usage=UsageReport(attempt=last.usage, cumulative=earlier + last.usage),
-            phases=_phases_caught_up(snapshot.phases, journal.entries or (), last.first_seq),
+            phases=_phases_caught_up(snapshot.phases, done),
         )
 
     def write_output(self, run_id: str, payload: Any, *, fsync: bool = True) -> None:
@@ -325,11 +337,8 @@ def workflow_of(run_id: str) -> str:
     return run_id[len("wf_"):-len("_0123456789abcdef")]
 
 
-def _phases_caught_up(phases: Sequence[PhaseProgress], entries: Iterable[JournalEntry],
-                      first_seq: int) -> tuple[PhaseProgress, ...]:
+def _phases_caught_up(phases: Sequence[PhaseProgress], journaled: Mapping[str, int]) -> tuple[PhaseProgress, ...]:
     """Each phase's ``done`` raised to the calls the attempt journaled under it."""
-    journaled = Counter(entry.phase for entry in entries
-                        if entry.phase is not None and entry.seq is not None and entry.seq >= first_seq)
     known = {phase.title for phase in phases}
     return (*(phase.replace(done=max(phase.done, journaled[phase.title])) for phase in phases),
             *(PhaseProgress(title=title, done=done) for title, done in journaled.items() if title not in known))

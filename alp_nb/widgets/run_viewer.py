@@ -21,7 +21,8 @@ from alp_nb.replay.follow import ENDED, RunFollower
 from alp_nb.replay.locate import record_of
 from alp_nb.replay.record import RunRecord
 from alp_nb.replay.run_calls import RunCall, RunCalls
-from alp_nb.replay.timeline import CallOutcome, Timeline
+from alp_nb.replay.timeline import Timeline
+from alp_nb.runtime.journal.outcomes import ANSWERED, KEPT, CallOutcome
 from alp_nb.viz.html import STYLE, WRAPPED, badge, esc, status_badge, table
 from alp_nb.viz.models.timeline_layout import OUTCOME_STYLES, seconds
 from alp_nb.viz.pictures.timeline_picture import RunTimeline
@@ -44,10 +45,6 @@ OUTCOME_SAYS = {
     "cancelled": "cancelled: a sibling call failed, or the run was stopped",
     "unfinished": "never ended: its attempt stopped first",
 }
-DONE = ("live", "retried")
-ANSWERED = ("live", "retried", "cached")
-"""The outcomes of calls whose answer a journal line keeps (a cached call's from an earlier attempt)."""
-"""What the run's snapshot counts as a phase's ``done`` calls."""
 CURSOR_CLASS = "alp-timeline-cursor"
 
 
@@ -291,7 +288,7 @@ def _call_html(call: RunCall, count: int) -> str:
             f"<div>{esc(OUTCOME_SAYS[call.outcome])}</div>")
     if call.error:
         head += f'<div><b>error</b> <code style="{WRAPPED}">{shown_block(call.error, VALUE_CHARS)}</code></div>'
-    if call.outcome in ANSWERED and call.entry is not None:
+    if call.outcome in KEPT and call.entry is not None:
         schema = ('<span class="muted">none: free text</span>' if call.schema is None else
                   f"<details><summary>JSON Schema</summary>{_json_block(call.schema, SCHEMA_CHARS)}</details>")
         rows = [("prompt", _json_block(call.prompt, PROMPT_CHARS) if call.prompt is not None else "—"),
@@ -317,7 +314,7 @@ def _nearby_html(calls: RunCalls, index: int) -> str:
 
 def _progress_html(calls: RunCalls, call: RunCall) -> str:
     """Each phase's calls up to and including the current one, done / cached / failed / ..., of its total."""
-    outcomes = [outcome for outcome in calls.outcomes if outcome not in DONE]
+    outcomes = [outcome for outcome in calls.outcomes if outcome not in ANSWERED]
     phases = list(calls.phases[:PROGRESS_PHASES])
     if call.phase not in phases:
         phases.append(call.phase)
@@ -325,7 +322,7 @@ def _progress_html(calls: RunCalls, call: RunCall) -> str:
     for phase in phases:
         so_far, total = calls.done_before(phase, call.position), calls.totals[phase]
         name = f"<b>{shown(phase, 40)}</b>" if phase == call.phase else shown(phase, 40)
-        rows.append((name, f"{so_far.total():,} of {total.total():,}", f"{sum(so_far[o] for o in DONE):,}",
+        rows.append((name, f"{so_far.total():,} of {total.total():,}", f"{sum(so_far[o] for o in ANSWERED):,}",
                      *(f"{so_far[outcome]:,}" for outcome in outcomes)))
     more = len(calls.phases) - len(phases)
     rest = f'<div class="muted">and {more:,} more phases</div>' if more > 0 else ""

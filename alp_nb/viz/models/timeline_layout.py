@@ -32,15 +32,8 @@ from typing import Literal, NamedTuple
 
 import numpy
 
-from alp_nb.replay.timeline import (
-    CALL_OUTCOMES,
-    UNKNOWN_PHASE,
-    AttemptStart,
-    CallOutcome,
-    CallSpan,
-    PhaseTokens,
-    Timeline,
-)
+from alp_nb.replay.timeline import UNKNOWN_PHASE, AttemptStart, CallSpan, PhaseTokens, Timeline
+from alp_nb.runtime.journal.outcomes import CALL_OUTCOMES, CallOutcome
 from alp_nb.viz.models.geometry import clip
 
 MAX_BARS = 2000

@@ -18,7 +18,8 @@ from alp_nb.viz.pictures.picture import Picture
 if TYPE_CHECKING:
     from alp_nb.agents.definition import AgentDefinition
     from alp_nb.loops.loop_contract import LoopContract
-    from alp_nb.replay.timeline import CallOutcome, Timeline
+    from alp_nb.replay.timeline import Timeline
+    from alp_nb.runtime.journal.outcomes import CallOutcome
 
 PICTURES: Kinds[Picture] = Kinds("picture")
 """Every kind of picture, each with its sample; register one with ``@register_picture(name)``."""

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy
 
-from alp_nb.replay.timeline import CALL_OUTCOMES
+from alp_nb.runtime.journal.outcomes import CALL_OUTCOMES
 from alp_nb.viz.models.geometry import clip
 from alp_nb.viz.models.palette import FAINT_INK, INK
 from alp_nb.viz.models.timeline_layout import (

@@ -28,7 +28,7 @@ from alp_nb.base.errors import AlpError
 from alp_nb.replay.compare import compare_runs
 from alp_nb.replay.locate import record_of
 from alp_nb.replay.plan import plan_resume
-from alp_nb.replay.timeline import CALL_OUTCOMES
+from alp_nb.runtime.journal.outcomes import CALL_OUTCOMES
 from alp_nb.viz.errors import VizError
 from alp_nb.viz.html import esc
 from alp_nb.viz.models.timeline_layout import OUTCOME_STYLES
