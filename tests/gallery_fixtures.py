@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from alp_nb.base.text import clip
 from alp_nb.replay.timeline import Timeline
-from alp_nb.viz.models.geometry import clip
 from alp_nb.viz.pictures.gallery import register_picture, sample_timeline
 from alp_nb.viz.pictures.picture import Picture
 from alp_nb.viz.renderers.svg import FONT, xml_text

@@ -102,6 +102,6 @@ def test_decoded_lines_and_answers_are_never_tracked_by_the_collector(store):
 def test_how_a_call_went_has_one_vocabulary_every_layer_speaks():
     assert alp_nb.replay.timeline.CALL_OUTCOMES is outcomes.CALL_OUTCOMES
     assert alp_nb.cli.runs.OUTCOMES is outcomes.CALL_OUTCOMES
-    assert alp_nb.runtime.calls.CallRecord.__annotations__["outcome"] == "CallOutcome"
+    assert alp_nb.runtime.calls.ObservedCall.__annotations__["outcome"] == "CallOutcome"
     written = set(re.findall(r'_spend\([^,]+, [^,]+, "([^"]+)"', (RUNTIME / "attempt.py").read_text()))
     assert written == set(outcomes.SPEND_REASONS)

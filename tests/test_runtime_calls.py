@@ -12,7 +12,7 @@ from alp_nb.runtime.dry_runs import StandInRunner, dry_run, journal_match
 
 
 def watched(name, store, workflows=None, **options):
-    """Run (or resume) ``name`` and return the run and every CallRecord it reported, in order."""
+    """Run (or resume) ``name`` and return the run and every ObservedCall it reported, in order."""
     calls = []
     run = launch(name, store, workflows, on_call=calls.append, **options)
     return run, calls

@@ -156,7 +156,7 @@ def test_a_cached_call_from_a_resumed_run_and_a_failed_call_are_told_apart(store
     failing.jump.value = "broken"
     broken = failing.current
     assert broken.outcome == "failed" and broken.error == "RuntimeError: runner broke: <script>alert(1)</script>"
-    ended = {line["label"]: line for line in journal_records(store, failing.calls.record.run_id)
+    ended = {line["label"]: line for line in journal_records(store, failing.record.run_id)
              if line["kind"] == "spend"}  # the line that says how it ended
     assert (broken.prompt, broken.value, broken.seq) == (None, None, ended["broken"]["seq"])
     assert "failed: no answer was kept" in failing.call.value

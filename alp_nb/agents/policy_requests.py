@@ -98,7 +98,8 @@ PolicyRequest = Annotated[
 ]
 REQUEST_MODELS: tuple[type[FrozenModel], ...] = get_args(get_args(PolicyRequest)[0])
 POLICY_REQUEST = TypeAdapter(PolicyRequest)
-REQUEST_TYPES = ("delegation", "memory", "workspace", "configuration", "tool", "skill", "subagent", "mcp")
+REQUEST_TYPES = ("tool", "delegation", "memory", "workspace", "skill", "subagent", "mcp", "configuration")
+"""Every kind of request the policy answers, the one asked most first (the order the registry explorer offers)."""
 
 
 class Allow(FrozenModel):

@@ -15,8 +15,8 @@ if TYPE_CHECKING:
         FrozenModel as FrozenModel,
         validation_issues as validation_issues,
     )
+    from .frozen_struct import FrozenStruct as FrozenStruct, StructInvalid as StructInvalid, refusal as refusal
     from .jsonline import line_encoder as line_encoder
-    from .record import Record as Record, RecordInvalid as RecordInvalid, refusal as refusal
     from .safe_files import (
         RefusedFile as RefusedFile,
         check_not_link as check_not_link,

@@ -1,8 +1,8 @@
 """The pydantic base of definitions, contracts and policies: frozen, closed, camelCase-aliased models whose
 mapping and JSON fields are deep-frozen (``frozen.freeze``), so a definition read twice can never disagree.
 
-The runtime's records, read and written on every run, are ``record.Record`` instead: pydantic costs a process
-some 100 ms to import, more than a whole 2,000-call run.
+The runtime's records, read and written on every run, are ``frozen_struct.FrozenStruct`` instead: pydantic costs a
+process some 100 ms to import, more than a whole 2,000-call run.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from typing import Any
 
 from alp_nb.base.frozen_model import FrozenJson
 
-from .decision import Outcome, Record
+from .decision import LoopModel, Outcome
 from .effects import effect_caps
 from .firing import simulate_firing
 from .injections import firings_for, scenarios_for
@@ -27,7 +27,7 @@ from .review_packet import REVIEWERS, concerns
 from .simulator import Simulation, simulate
 
 
-class FieldChange(Record):
+class FieldChange(LoopModel):
     """One field whose value differs: its JSON path, and the value before and after (None: not written)."""
 
     path: str
@@ -35,14 +35,14 @@ class FieldChange(Record):
     new: FrozenJson = None
 
 
-class ReSign(Record):
+class ReSign(LoopModel):
     """A reviewer who must sign again, and the changed fields of their slice."""
 
     reviewer: str
     fields: tuple[str, ...]
 
 
-class ScenarioChange(Record):
+class ScenarioChange(LoopModel):
     """A scenario that ends differently: its outcome, owner and refusals before and after (an outcome of None: the
     scenario did not exist)."""
 
@@ -55,7 +55,7 @@ class ScenarioChange(Record):
     new_refused: tuple[str, ...] = ()
 
 
-class ContractDiff(Record):
+class ContractDiff(LoopModel):
     """What a revision of a contract changes; ``diff_contracts`` builds one."""
 
     old_name: str
@@ -127,9 +127,12 @@ def _leaves(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
 
 def _outcomes(contract: LoopContract) -> dict[str, Simulation]:
     """Every scenario's run and every derived firing's item runs, by name, lint errors or not."""
-    runs = {scenario.name: simulate(contract, scenario, allow_lint_errors=True) for scenario in scenarios_for(contract)}
+    findings = lint_contract(contract)
+    runs = {scenario.name: simulate(contract, scenario, allow_lint_errors=True, findings=findings)
+            for scenario in scenarios_for(contract)}
     for firing in firings_for(contract):
-        runs |= {run.scenario.name: run for run in simulate_firing(contract, firing, allow_lint_errors=True).runs}
+        firing_runs = simulate_firing(contract, firing, allow_lint_errors=True, findings=findings).runs
+        runs |= {run.scenario.name: run for run in firing_runs}
     return runs
 
 

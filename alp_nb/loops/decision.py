@@ -65,7 +65,7 @@ Text = Annotated[str, StringConstraints(strict=True), AfterValidator(_not_blank)
 """Required text: present, a string, and more than whitespace (kept as written)."""
 
 
-class Record(FrozenModel):
+class LoopModel(FrozenModel):
     """Frozen and closed like every model here, keyed in snake_case like the contract's own JSON."""
 
     model_config = ConfigDict(alias_generator=None)
@@ -113,7 +113,7 @@ def failure_signature(text: str) -> str:
     return " ".join(normal.lower().split())
 
 
-class Evidence(Record):
+class Evidence(LoopModel):
     """What one attempt (or the intake) observed, as the verifier or the environment reported it.
 
     ``summary`` is the observation itself (gate output, log excerpt, intake result);
@@ -186,14 +186,14 @@ class Evidence(Record):
         return None if self.proves_goal or self.timed_out else failure_signature(self.summary)
 
 
-class Observation(Record):
+class Observation(LoopModel):
     """One persisted record: the attempt number and what it observed (against which input version)."""
 
     attempt: Annotated[int, Field(ge=0)]
     evidence: Evidence
 
 
-class LoopState(Record):
+class LoopState(LoopModel):
     """The system's record of one run (not the model's context): what survives a crash.
 
     ``observations`` is written before every decision; ``committed_effects`` holds the
@@ -232,7 +232,7 @@ class LoopState(Record):
                 and evidence.input_version != self.input_version)
 
 
-class BudgetState(Record):
+class BudgetState(LoopModel):
     """The contract's budget and what a run has spent of it.
 
     A run may make ``max_retries + 1`` attempts: the first is not a retry, so the

@@ -27,7 +27,7 @@ from pydantic import ValidationError
 
 from alp_nb.base.frozen_model import FrozenMapping
 
-from .decision import Outcome, Record, Text
+from .decision import LoopModel, Outcome, Text
 from .errors import LoopContractError
 from .loop_contract import LoopContract, document_format, json_path, normalized, read_document
 from .simulator import Simulation
@@ -37,7 +37,7 @@ VERDICTS: tuple[Verdict, ...] = ("disagree", "agree", "not stated")
 """The verdicts in the order a review reads them: disagreements first."""
 
 
-class Expectation(Record):
+class Expectation(LoopModel):
     """What a reviewer expects one scenario to end in, and who signs it."""
 
     outcome: Outcome
@@ -46,7 +46,7 @@ class Expectation(Record):
     why: Text | None = None
 
 
-class Expectations(Record):
+class Expectations(LoopModel):
     """A review file: the contract it is about, and the expectation for each scenario it names."""
 
     contract: Text
@@ -73,7 +73,7 @@ class Expectations(Record):
         return cls.from_document(document, str(path))
 
 
-class Grade(Record):
+class Grade(LoopModel):
     """One simulation beside what its reviewer expected."""
 
     scenario: str

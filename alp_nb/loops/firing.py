@@ -21,15 +21,16 @@ from pydantic import Field
 
 from alp_nb.base.frozen_model import FrozenMapping
 
-from .decision import Outcome, Record
+from .decision import LoopModel, Outcome
 from .errors import LoopContractError
 from .injections import firings_for
+from .lint import Findings
 from .loop_contract import LoopContract
 from .scenario import Firing, FiringItem, Scenario
 from .simulator import SIMULATION_START, ItemRun, Outside, Simulation, lint_errors_for
 
 
-class Slot(Record):
+class Slot(LoopModel):
     """When one item was worked, and in which of the firing's slots (numbered from 1)."""
 
     item: str
@@ -38,7 +39,7 @@ class Slot(Record):
     end_minute: Annotated[int, Field(ge=0)]
 
 
-class FiringSimulation(Record):
+class FiringSimulation(LoopModel):
     """A finished firing: each item's run, in intake order, and what the firing as a whole did.
 
     ``skipped`` were delivered but already in the ledger or delivered twice; ``not_started`` were still waiting when
@@ -82,11 +83,12 @@ class FiringSimulation(Record):
 
 
 def simulate_firing(contract: LoopContract, firing: Firing | str, start: datetime = SIMULATION_START, *,
-                    allow_lint_errors: bool = False) -> FiringSimulation:
+                    allow_lint_errors: bool = False, findings: Findings | None = None) -> FiringSimulation:
     """Run every item ``firing`` delivers against ``contract``, sharing its caps and its firing budget: a
     ``Firing``, or the name of one of ``firings_for(contract)``. A contract with lint errors is refused unless
-    ``allow_lint_errors``; its outcomes are then marked provisional."""
-    lint_errors = lint_errors_for(contract, allow_lint_errors)
+    ``allow_lint_errors``; its outcomes are then marked provisional. ``findings``: the contract's lint today, when
+    the caller has it."""
+    lint_errors = lint_errors_for(contract, allow_lint_errors, findings)
     firing = _firing(contract, firing)
     outside = Outside(contract, start, lint_errors)
     seen, qualifying, skipped = set(firing.ledger), list[FiringItem](), list[FiringItem]()

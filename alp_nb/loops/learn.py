@@ -23,7 +23,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Literal
 
-from .decision import Record
+from .decision import LoopModel
 from .extension import EXTENSION_KEY
 from .loop_contract import LoopContract, normalized
 from .receipt_log import ReceiptRecord
@@ -37,7 +37,7 @@ GATE_CHECKS = 5
 """How many times a gate must have been checked, never failing, before it is said to check nothing."""
 
 
-class LearnedFinding(Record):
+class LearnedFinding(LoopModel):
     """One thing the receipts teach about the contract: ``path`` is the field a revision should look at, and
     ``receipts`` are the locators of the receipts behind it (``night-2/test_checkout#4 stop-with-receipt``)."""
 

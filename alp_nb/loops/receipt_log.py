@@ -29,7 +29,7 @@ from alp_nb.base.jsonline import line_encoder
 from alp_nb.base.safe_files import RefusedFile, read_regular
 from alp_nb.base.untrusted_json import UntrustedJson, loads_untrusted
 
-from .decision import Evidence, Outcome, Record, Text
+from .decision import Evidence, LoopModel, Outcome, Text
 from .errors import LoopContractError
 from .firing import FiringSimulation
 from .loop_contract import json_path
@@ -41,7 +41,7 @@ MAX_LOG_BYTES = 16 << 20
 _LINE = line_encoder(compact=True)
 
 
-class ReceiptRecord(Record):
+class ReceiptRecord(LoopModel):
     """One receipt of one run, with what it was about and the evidence behind it."""
 
     firing: Text

@@ -14,11 +14,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AwareDatetime, Field, TypeAdapter, ValidationError
 
-from .decision import OUTCOMES, Outcome, Record, Text
+from .decision import OUTCOMES, LoopModel, Outcome, Text
 from .errors import LoopContractError
 
 
-class SuccessReceipt(Record):
+class SuccessReceipt(LoopModel):
     """Exit success: gate output + artifact/diff + final state."""
 
     outcome: Literal["exit-success"] = "exit-success"
@@ -29,7 +29,7 @@ class SuccessReceipt(Record):
     refused: tuple[Text, ...] = ()
 
 
-class NoopReceipt(Record):
+class NoopReceipt(LoopModel):
     """Exit no-op: the query/filter that found nothing + the checkpoint time (proof the trigger ran)."""
 
     outcome: Literal["exit-noop"] = "exit-noop"
@@ -37,7 +37,7 @@ class NoopReceipt(Record):
     checkpoint_time: AwareDatetime
 
 
-class RetryReceipt(Record):
+class RetryReceipt(LoopModel):
     """Retry: attempt + hypothesis + next action."""
 
     outcome: Literal["retry-with-new-evidence"] = "retry-with-new-evidence"
@@ -47,7 +47,7 @@ class RetryReceipt(Record):
     input_version: Text | None = None
 
 
-class EscalateReceipt(Record):
+class EscalateReceipt(LoopModel):
     """Escalate: blocker + evidence + the named destination, who owns the item from now on."""
 
     outcome: Literal["escalate"] = "escalate"
@@ -62,7 +62,7 @@ class EscalateReceipt(Record):
         return self.destination
 
 
-class StopReceipt(Record):
+class StopReceipt(LoopModel):
     """Stop without success: attempts + reason + residual risk, handed to a named owner."""
 
     outcome: Literal["stop-with-receipt"] = "stop-with-receipt"
@@ -81,7 +81,7 @@ Receipt = Annotated[
     Field(discriminator="outcome"),
 ]
 
-RECEIPT_TYPES: dict[Outcome, type[Record]] = {
+RECEIPT_TYPES: dict[Outcome, type[LoopModel]] = {
     "exit-success": SuccessReceipt,
     "exit-noop": NoopReceipt,
     "retry-with-new-evidence": RetryReceipt,
@@ -113,7 +113,7 @@ def make_receipt(outcome: Outcome, **fields: Any) -> SuccessReceipt | NoopReceip
                                 f"{', '.join(RECEIPT_FIELDS[outcome])}", issues) from None
 
 
-class CapHit(Record):
+class CapHit(LoopModel):
     """A cap or budget a step ran into: the JSON path it is written at, and what it allows
     (``objective``: ``at most 3 pull requests``; ``budget.max_retries``: ``3 retries``)."""
 

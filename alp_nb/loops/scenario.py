@@ -16,14 +16,14 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from .decision import Evidence, Record, Text
+from .decision import Evidence, LoopModel, Text
 
 OwnerAnswer = Literal["takes over", "approves", "denies", "never answers"]
 """What the escalation destination does with an escalation: takes the item over (the run ends with it), approves
 the blocked step (the item goes on), denies it (the item stops), or never answers (the run waits, then stops)."""
 
 
-class ScriptedAttempt(Record):
+class ScriptedAttempt(LoopModel):
     """One attempt as the scenario scripts it.
 
     ``minutes`` is how long it runs; ``None`` means it hangs. An attempt that would run
@@ -63,7 +63,7 @@ class ScriptedAttempt(Record):
         return self
 
 
-class Scenario(Record):
+class Scenario(LoopModel):
     """A scripted run: deliveries, the ledger of items already done, and the attempts in order.
 
     When the script runs out the last attempt repeats: an actor with nothing new keeps
@@ -85,7 +85,7 @@ class Scenario(Record):
     must_refuse: Text | None = None
 
 
-class FiringItem(Record):
+class FiringItem(LoopModel):
     """One item a firing's intake delivers, and how its attempts go."""
 
     item: Text
@@ -94,7 +94,7 @@ class FiringItem(Record):
     owner_answer: OwnerAnswer = "takes over"
 
 
-class Firing(Record):
+class Firing(LoopModel):
     """A whole firing of the trigger: the items intake delivers, in order, against one shared budget and one set of
     caps. An item in ``ledger``, or delivered a second time, is skipped at intake. Each item's run is named
     ``<firing name>/<item>``, so a reviewer's expectations can name it."""

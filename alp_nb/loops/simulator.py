@@ -39,12 +39,12 @@ from pydantic import Field
 
 from alp_nb.base.frozen_model import FrozenMapping
 
-from .decision import BudgetState, Evidence, LoopState, Outcome, Record, decide, stop_reasons
+from .decision import BudgetState, Evidence, LoopModel, LoopState, Outcome, decide, stop_reasons
 from .effects import EffectCap, action_kind, effect_caps, effect_kind, external_effects
 from .errors import LoopContractError
 from .extension import EXTENSION_KEY
 from .injections import FAILURE_INJECTIONS, scenarios_for
-from .lint import lint_contract
+from .lint import Findings, lint_contract
 from .loop_contract import LoopContract, normalized
 from .receipts import CapHit, Receipt, make_receipt, receipt_owner
 from .scenario import Scenario, ScriptedAttempt
@@ -55,7 +55,7 @@ ANSWER_MINUTES = 10
 """How long an owner who answers takes to answer an escalation (at most the minutes the run has left)."""
 
 
-class Step(Record):
+class Step(LoopModel):
     """One line of a trace: the attempt (0 = intake), what it observed, the decision and its receipt.
 
     ``caps_hit`` names each cap this step ran into: one that refused an effect (at most 3 pull requests, written
@@ -72,7 +72,7 @@ class Step(Record):
     caps_hit: tuple[CapHit, ...] = ()
 
 
-class Simulation(Record):
+class Simulation(LoopModel):
     """A finished simulated run: its trace, terminal outcome and what reached the outside world.
 
     ``external_effects`` counts how often each idempotency key this run made was applied outside; above 1 is a
@@ -114,10 +114,13 @@ class Simulation(Record):
         return bool(self.lint_errors)
 
 
-def lint_errors_for(contract: LoopContract, allow_lint_errors: bool) -> tuple[str, ...]:
-    """The contract's lint errors as ``RULE path: message`` lines, when simulating despite them is allowed;
-    ``LoopContractError(CONTRACT_HAS_LINT_ERRORS)`` listing them when it is not."""
-    errors = tuple(f"{finding.rule} {finding.path}: {finding.message}" for finding in lint_contract(contract).errors)
+def lint_errors_for(contract: LoopContract, allow_lint_errors: bool,
+                    findings: Findings | None = None) -> tuple[str, ...]:
+    """The contract's lint errors (from ``findings``, its lint today, when the caller has it) as ``RULE path:
+    message`` lines, when simulating despite them is allowed; ``LoopContractError(CONTRACT_HAS_LINT_ERRORS)``
+    listing them when it is not."""
+    findings = lint_contract(contract) if findings is None else findings
+    errors = tuple(f"{finding.rule} {finding.path}: {finding.message}" for finding in findings.errors)
     if errors and not allow_lint_errors:
         raise LoopContractError(
             "CONTRACT_HAS_LINT_ERRORS",
@@ -128,16 +131,17 @@ def lint_errors_for(contract: LoopContract, allow_lint_errors: bool) -> tuple[st
 
 
 def simulate(contract: LoopContract, scenario: Scenario | str, start: datetime = SIMULATION_START, *,
-             allow_lint_errors: bool = False) -> Simulation:
+             allow_lint_errors: bool = False, findings: Findings | None = None) -> Simulation:
     """Run ``scenario`` against ``contract``: a ``Scenario``, or the name of one of ``scenarios_for(contract)``
     (the failure injections, and the scenarios derived from the contract's own fields).
 
     Ends in a terminal outcome within ``max_retries + 1`` attempts: every attempt
     spends budget, and a spent budget stops the run before it can retry. A contract
     with lint errors is refused unless ``allow_lint_errors``; its outcomes are then
-    marked provisional.
+    marked provisional. ``findings``: the contract's lint today, when the caller has it (one lint for many
+    scenarios).
     """
-    lint_errors = lint_errors_for(contract, allow_lint_errors)
+    lint_errors = lint_errors_for(contract, allow_lint_errors, findings)
     scenario = _scenario(contract, scenario)
     outside = Outside(contract, start, lint_errors)
     item = next((item for item in dict.fromkeys(scenario.delivered) if item not in scenario.ledger), None)

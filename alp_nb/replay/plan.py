@@ -31,7 +31,8 @@ from itertools import zip_longest
 from typing import TYPE_CHECKING, Any
 
 from alp_nb.base.errors import AlpError
-from alp_nb.runtime.calls import CallRecord
+from alp_nb.base.text import clip
+from alp_nb.runtime.calls import ObservedCall
 from alp_nb.runtime.dry_runs import DryRun, JournalMatch, dry_run, journal_match
 from alp_nb.runtime.errors import WorkflowInputError
 from alp_nb.runtime.forecast import AnswerCosts, CostForecast, forecast_cost
@@ -366,12 +367,9 @@ def _events(store: RunStore, run_id: str, found: list[str]) -> _Events:
 def _classified(rehearsal: DryRun, journal: JournalRead, lines: _JournalLines, events: _Events,
                 completed: bool) -> tuple[pd.DataFrame, PlanTotals]:
     """One row per call of the dry run, in its order, and the totals."""
-    import pandas as pd
-
-    first = rehearsal.first_seq
     unknown = {ask.key for ask in journal.unanswered}
     served = {call.seq for call in rehearsal.calls
-              if call.outcome == CACHED and call.seq is not None and call.seq < first}
+              if call.outcome == CACHED and call.seq is not None and call.seq < rehearsal.first_seq}
     rows: list[tuple[Any, ...]] = []
     paid: set[int] = set()
     cached = saved = 0
@@ -381,21 +379,10 @@ def _classified(rehearsal: DryRun, journal: JournalRead, lines: _JournalLines, e
             hit = journal.lookup(call.key, call.label, call.prompt, call.schema)
             seq, tokens = (hit[2], hit[1]) if hit is not None else (None, 0)
         action = CACHED if call.outcome == CACHED or (call.outcome == "failed" and seq is not None) else LIVE
-        reason, detail, save = None, "", 0
+        reason, save = None, 0
         if action == CACHED:
             cached += 1
-            if seq is not None and seq >= first:
-                detail = "asked earlier in this resume: served from that answer"
-            elif seq is not None and seq in paid:
-                detail = "the same call again: served from the same journal line"
-            elif call.outcome == CACHED:  # (a failed one stopped the dry run: nothing is saved by it)
-                if seq is not None:
-                    paid.add(seq)
-                save = tokens
-                if call.key in lines.overridden:
-                    detail = "the answer this fork was given instead"
-            if call.after_live:
-                detail = _joined(detail, "after a live call: cached only if the real answer asks it the same way")
+            detail, save = _cached_detail(call, seq, tokens, rehearsal.first_seq, paid, lines)
         else:
             reason, detail = _reason(call, lines, events, served, completed, unknown)
         if call.outcome == "failed":
@@ -403,19 +390,45 @@ def _classified(rehearsal: DryRun, journal: JournalRead, lines: _JournalLines, e
         saved += save
         rows.append((order, call.label, action, reason, detail or None, save, call.phase, call.workflow,
                      seq if action == CACHED else None, call.after_live, call.key, call.prompt))  # PLAN_COLUMNS
-    columns = dict(zip(PLAN_COLUMNS, zip(*rows, strict=True), strict=True)) if rows else dict.fromkeys(PLAN_COLUMNS, ())
     total = len(rehearsal.calls)
-    frame = pd.DataFrame({
+    return _plan_frame(rows), PlanTotals(calls=total, cached=cached, live=total - cached, tokens_saved=saved)
+
+
+def _cached_detail(call: ObservedCall, seq: int | None, tokens: int, first: int, paid: set[int],
+                   lines: _JournalLines) -> tuple[str, int]:
+    """Why a cached call is served as it is, and the tokens it saves: a journal line saves once, however many
+    calls it serves (``paid`` remembers those that already did)."""
+    detail, save = "", 0
+    if seq is not None and seq >= first:
+        detail = "asked earlier in this resume: served from that answer"
+    elif seq is not None and seq in paid:
+        detail = "the same call again: served from the same journal line"
+    elif call.outcome == CACHED:  # (a failed one stopped the dry run: nothing is saved by it)
+        if seq is not None:
+            paid.add(seq)
+        save = tokens
+        if call.key in lines.overridden:
+            detail = "the answer this fork was given instead"
+    if call.after_live:
+        detail = _joined(detail, "after a live call: cached only if the real answer asks it the same way")
+    return detail, save
+
+
+def _plan_frame(rows: list[tuple[Any, ...]]) -> pd.DataFrame:
+    """The rows as ``PLAN_COLUMNS``, with the numeric columns typed."""
+    import pandas as pd
+
+    columns = dict(zip(PLAN_COLUMNS, zip(*rows, strict=True), strict=True)) if rows else dict.fromkeys(PLAN_COLUMNS, ())
+    return pd.DataFrame({
         **{name: pd.Series(values, dtype=object) for name, values in columns.items()},
         "order": pd.array(columns["order"], dtype="int64"),
         "tokens_saved": pd.array(columns["tokens_saved"], dtype="int64"),
         "journal_seq": pd.array(columns["journal_seq"], dtype="Int64"),
         "after_live": pd.Series(columns["after_live"], dtype=bool),
     }, columns=list(PLAN_COLUMNS))
-    return frame, PlanTotals(calls=total, cached=cached, live=total - cached, tokens_saved=saved)
 
 
-def _reason(call: CallRecord, lines: _JournalLines, events: _Events, served: set[int], completed: bool,
+def _reason(call: ObservedCall, lines: _JournalLines, events: _Events, served: set[int], completed: bool,
             unknown: set[str]) -> tuple[str, str]:
     """A live call's reason and detail: the first of ``REASONS`` that holds."""
     if call.after_live:
@@ -425,28 +438,32 @@ def _reason(call: CallRecord, lines: _JournalLines, events: _Events, served: set
         return changed
     failed = lines.bad.get(call.key) or events.failed_keys.get(call.key) or events.failed_labels.get(call.label)
     if failed is not None:
-        return FAILED_BEFORE, _clip(failed, 2 * DETAIL_CHARS)
+        return FAILED_BEFORE, clip(failed, 2 * DETAIL_CHARS)
+    return NEVER_JOURNALED, _never_journaled(call, lines, events, completed, unknown)
+
+
+def _never_journaled(call: ObservedCall, lines: _JournalLines, events: _Events, completed: bool,
+                     unknown: set[str]) -> str:
+    """Why the journal holds no answer for a call that changed nothing and did not fail before."""
     if call.key in lines.cancelled:
         attempt, paid = lines.cancelled[call.key]
         if paid:
-            return NEVER_JOURNALED, "cancelled as its answer arrived (paid for, not kept)"
-        return NEVER_JOURNALED, ("cancelled when a sibling failed" if attempt in lines.failed_in
-                                 else "cancelled when the run was stopped")
+            return "cancelled as its answer arrived (paid for, not kept)"
+        return "cancelled when a sibling failed" if attempt in lines.failed_in else "cancelled when the run was stopped"
     if call.key in events.cancelled:
-        return NEVER_JOURNALED, ("cancelled when a sibling failed" if events.cancelled[call.key]
-                                 else "cancelled when the run was stopped")
+        return "cancelled when a sibling failed" if events.cancelled[call.key] else "cancelled when the run was stopped"
     if call.key in unknown:
-        return NEVER_JOURNALED, "asked and never answered: the run was interrupted (what that cost is unknown)"
+        return "asked and never answered: the run was interrupted (what that cost is unknown)"
     if call.key in events.unfinished:
-        return NEVER_JOURNALED, "started but never finished: the run was interrupted"
+        return "started but never finished: the run was interrupted"
     if lines.unlabelled:
-        return NEVER_JOURNALED, "s16 journal lines keep no label, so a changed prompt cannot be told from a new call"
+        return "s16 journal lines keep no label, so a changed prompt cannot be told from a new call"
     if completed:
-        return NEVER_JOURNALED, "a new call: the run that wrote the journal never asked it"
-    return NEVER_JOURNALED, "a new call, or one the run did not reach"
+        return "a new call: the run that wrote the journal never asked it"
+    return "a new call, or one the run did not reach"
 
 
-def _changed(call: CallRecord, lines: _JournalLines, served: set[int]) -> tuple[str, str] | None:
+def _changed(call: ObservedCall, lines: _JournalLines, served: set[int]) -> tuple[str, str] | None:
     """``changed ...`` when the journal holds a call with this label under another key that no call of the script
     was served from: compared with the first such line."""
     for line in lines.by_label.get(call.label, ()):
@@ -510,12 +527,7 @@ def _schema_difference(old: Any, new: Any, path: str) -> str:
         for index, (before, after) in enumerate(zip(old, new, strict=True)):
             if _json(before) != _json(after):
                 return _schema_difference(before, after, f"{path}[{index}]")
-    return f"{path}: {_clip(_json(old), DETAIL_CHARS)} → {_clip(_json(new), DETAIL_CHARS)}"
-
-
-def _clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return f"{path}: {clip(_json(old), DETAIL_CHARS)} → {clip(_json(new), DETAIL_CHARS)}"
 
 
 def _joined(first: str, second: str) -> str:

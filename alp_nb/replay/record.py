@@ -111,9 +111,9 @@ class RunRecord:
     @cached_property
     def timeline(self) -> Timeline:
         """The run's calls over time (``replay.timeline``), made once, from the journal and the events."""
-        from .timeline import record_timeline
+        from .timeline import timeline_from
 
-        return record_timeline(self)
+        return timeline_from(self.journal, self.snapshot, self.events)
 
     @cached_property
     def calls(self) -> RunCalls:
@@ -121,7 +121,7 @@ class RunRecord:
         filter (``replay.run_calls``)."""
         from .run_calls import RunCalls
 
-        return RunCalls(self)
+        return RunCalls(self.timeline, self.journal, self.entry)
 
     @property
     def result(self) -> Any:

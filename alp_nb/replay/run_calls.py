@@ -15,7 +15,7 @@ import math
 import re
 from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -27,7 +27,7 @@ from alp_nb.runtime.journal.outcomes import CALL_OUTCOMES, CallOutcome
 from .timeline import CallSpan, Timeline
 
 if TYPE_CHECKING:
-    from .record import RunRecord
+    import pandas as pd
 
 SHOWN_LINES = 64
 """How many whole journal lines are kept once read (the calls around the cursor)."""
@@ -88,13 +88,15 @@ class RunCall:
 
 
 class RunCalls:
-    """Every call of a run (a ``RunRecord``'s, or a bare ``Timeline``'s, which has no journal rows), by position
-    (from 0 here; ``RunCall.position`` counts from 1)."""
+    """Every call of a run, by position (from 0 here; ``RunCall.position`` counts from 1): its ``timeline``'s calls,
+    with their rows of the run's ``journal`` table and each row's whole line (``entry``, read when asked) where the
+    run has them (a bare ``Timeline`` has none). ``RunRecord.calls`` gives a run's."""
 
-    def __init__(self, source: RunRecord | Timeline) -> None:
-        self.record: RunRecord | None = None if isinstance(source, Timeline) else source
-        self.timeline = source if isinstance(source, Timeline) else source.timeline
-        self._journal = None if self.record is None else self.record.journal
+    def __init__(self, timeline: Timeline, journal: pd.DataFrame | None = None,
+                 entry: Callable[[int], JournalEntry] | None = None) -> None:
+        self.timeline = timeline
+        self._journal = journal
+        self._read_entry = entry
         self._spans = self.timeline.spans
         self._rows: dict[int, int] = {}
         if self._journal is not None:
@@ -237,10 +239,10 @@ class RunCalls:
 
     def _entry(self, row: int) -> JournalEntry | None:
         entry = self._shown.get(row)
-        if entry is None and self.record is not None:
+        if entry is None and self._read_entry is not None:
             if len(self._shown) >= SHOWN_LINES:
                 self._shown.pop(next(iter(self._shown)))
-            entry = self._shown[row] = self.record.entry(row)
+            entry = self._shown[row] = self._read_entry(row)
         return entry
 
 

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from alp_nb.runtime.calls import CallRecord
+from alp_nb.runtime.calls import ObservedCall
 from alp_nb.runtime.dry_runs import DryRun, StandInRunner, dry_run
 from alp_nb.runtime.journal.entry import JournalEntry
 from alp_nb.runtime.journal.reader import JournalRead
@@ -252,14 +252,14 @@ class ReplaySession:
             ended = DryRun(None, "failed", f"{type(error).__name__}: {error}", (), self.journal.next_seq)
         self._arrivals.put(("end", ended))
 
-    def _arrive(self, record: CallRecord) -> None:
+    def _arrive(self, record: ObservedCall) -> None:
         """At each call (in the script's thread): hand it to the session, then wait for the next step."""
         self._arrivals.put(("call", self._call(record)))
         self._gate.acquire()
         if self._closing:
             raise ReplayError("REPLAY_CLOSED", "the replay was closed at this call")
 
-    def _call(self, record: CallRecord) -> ReplayCall:
+    def _call(self, record: ObservedCall) -> ReplayCall:
         journaled, note = None, None
         status: CallStatus
         if record.outcome == "cached":

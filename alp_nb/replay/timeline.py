@@ -28,12 +28,11 @@ import numpy
 import pandas
 
 from alp_nb.runtime.journal.outcomes import CALL_OUTCOMES as CALL_OUTCOMES, FAILED_REASONS, CallOutcome
+from alp_nb.runtime.snapshot import run_budget
 from alp_nb.runtime.stored_events import AgentEvent, AsyncLaunched, CallsCached, RunEvent, TaskStarted
 
 if TYPE_CHECKING:
     from alp_nb.runtime.snapshot import RunSnapshot
-
-    from .record import RunRecord
 
 NO_PHASE = "(no phase)"
 """The lane of calls made outside any phase."""
@@ -105,18 +104,17 @@ class Timeline:
         return max((span.end for span in self.spans), default=0.0)
 
 
-def record_timeline(record: RunRecord) -> Timeline:
-    """The timeline of ``record``: its journal table's rows, the cached calls its events name, its budget. Worked
-    out a column at a time: a run may hold 100,000 calls."""
-    lines = _Lines.of(record)
+def timeline_from(journal: pandas.DataFrame, snapshot: RunSnapshot, events: Sequence[RunEvent]) -> Timeline:
+    """The timeline of a run read by ``load_run``: its ``journal`` table's rows, the cached calls its ``events``
+    name, its ``snapshot``'s budget and usage. Worked out a column at a time: a run may hold 100,000 calls."""
+    lines = _Lines.of(journal, snapshot)
     tokens = pandas.Series(lines.tokens)
     spent = tokens.groupby(lines.pairs).sum()
     cumulative = Counter(tokens.groupby(lines.phase, sort=False).sum().to_dict())
-    last = record.snapshot.attempts[-1].number if record.snapshot.attempts else 1
+    last = snapshot.attempts[-1].number if snapshot.attempts else 1
     this_attempt = Counter(tokens[lines.attempt == last].groupby(lines.phase[lines.attempt == last],
                                                                  sort=False).sum().to_dict())
     raw = _journal_spans(lines)
-    events = record.events
     bounds: dict[int, tuple[float, float]] = {}
     cached = _event_spans(events, lines, {(int(attempt), key) for attempt, key in zip(
         raw["attempt"].tolist(), raw["key"].tolist(), strict=True)} if _has_call_events(events) else set(), bounds)
@@ -125,10 +123,10 @@ def record_timeline(record: RunRecord) -> Timeline:
         more["call"] = [lines.code_of(key) for key in more["key"].tolist()]
         raw = pandas.concat([raw, more], ignore_index=True)
     spans, attempts = _on_run_clock(raw, spent, lines, bounds)
-    spent_total = record.usage.cumulative.counted
-    return Timeline(title=f"{record.snapshot.workflow_name} · {record.run_id} · {record.status}", spans=spans,
-                    tokens=_phase_tokens(record.snapshot, cumulative, this_attempt), attempts=attempts,
-                    note=_note(record, lines, events), budget=record.budget, spent=spent_total)
+    return Timeline(title=f"{snapshot.workflow_name} · {snapshot.run_id} · {snapshot.status}", spans=spans,
+                    tokens=_phase_tokens(snapshot, cumulative, this_attempt), attempts=attempts,
+                    note=_note(snapshot, lines, events), budget=run_budget(snapshot),
+                    spent=snapshot.usage.cumulative.counted)
 
 
 @dataclass(frozen=True)
@@ -153,8 +151,7 @@ class _Lines:
     """The keys those numbers stand for."""
 
     @classmethod
-    def of(cls, record: RunRecord) -> _Lines:
-        journal = record.journal
+    def of(cls, journal: pandas.DataFrame, snapshot: RunSnapshot) -> _Lines:
         seq = journal["seq"].to_numpy(dtype=numpy.int64)
         key = journal["key"].to_numpy(dtype=object)
         call, keys = pandas.factorize(key)
@@ -166,7 +163,7 @@ class _Lines:
                    phase=phase, status=numpy.array(_texts(journal["status"]), dtype=object),
                    tokens=journal["tokens"].to_numpy(dtype=numpy.int64),
                    started=journal["started"].to_numpy(dtype=float), ended=journal["ended"].to_numpy(dtype=float),
-                   error=journal["error"].to_numpy(dtype=object), attempt=_attempts_of(record.snapshot, seq),
+                   error=journal["error"].to_numpy(dtype=object), attempt=_attempts_of(snapshot, seq),
                    call=call, keys=keys)
 
     @cached_property
@@ -289,18 +286,28 @@ def _event_spans(events: Sequence[RunEvent], lines: _Lines, journaled: set[tuple
                 if served is not None:
                     raw.append((attempt, *served, event.ts, event.ts, "cached", "", seq))
         elif isinstance(event, AgentEvent):
-            key, status = event.key, event.status
-            label, phase = lines.first_of.get(key, (key, NO_PHASE))
-            label, phase = event.label or label, event.phase or phase
-            if status == "started":
-                running[key] = event.ts
-            elif status == "cached":
-                raw.append((attempt, key, label, phase, event.ts, event.ts, "cached", "", None))
-            elif status in ("failed", "cancelled") and (attempt, key) not in journaled:
-                start = running.pop(key, event.ts)
-                ended: CallOutcome = "failed" if status == "failed" else "cancelled"
-                raw.append((attempt, key, label, phase, start, event.ts, ended, event.error or "", None))
+            span = _call_event_span(event, attempt, lines, journaled, running)
+            if span is not None:
+                raw.append(span)
     return raw
+
+
+def _call_event_span(event: AgentEvent, attempt: int, lines: _Lines, journaled: set[tuple[int, str]],
+                     running: dict[str, float]) -> RawSpan | None:
+    """A format 1 call event's span: a cached call, or a failed or cancelled one its attempt's journal lacks
+    (from when it started, which ``running`` remembers)."""
+    key, status = event.key, event.status
+    label, phase = lines.first_of.get(key, (key, NO_PHASE))
+    label, phase = event.label or label, event.phase or phase
+    if status == "started":
+        running[key] = event.ts
+    elif status == "cached":
+        return (attempt, key, label, phase, event.ts, event.ts, "cached", "", None)
+    elif status in ("failed", "cancelled") and (attempt, key) not in journaled:
+        start = running.pop(key, event.ts)
+        ended: CallOutcome = "failed" if status == "failed" else "cancelled"
+        return (attempt, key, label, phase, start, event.ts, ended, event.error or "", None)
+    return None
 
 
 def _time(value: object) -> TypeGuard[float]:
@@ -369,7 +376,7 @@ def _phase_tokens(snapshot: RunSnapshot, cumulative: Counter[str], this_attempt:
     return tuple(rows)
 
 
-def _note(record: RunRecord, lines: _Lines, events: Sequence[RunEvent]) -> str:
+def _note(snapshot: RunSnapshot, lines: _Lines, events: Sequence[RunEvent]) -> str:
     """What the picture cannot tell: journal lines without times, or an events file that ends before the
     journal does. The calls it lacks are drawn from the journal; those a resume or a fork served from the journal
     after its end (their ``calls_cached`` line never written) cannot be, and only such an attempt is warned."""
@@ -378,7 +385,7 @@ def _note(record: RunRecord, lines: _Lines, events: Sequence[RunEvent]) -> str:
         return ("the journal holds no times (an s16 run): its calls are shown in the order of their lines, at "
                 "the start")
     last_event = max((event.ts for event in events), default=None)
-    if last_event is None or record.status == "completed":
+    if last_event is None or snapshot.status == "completed":
         return ""
     latest = numpy.fmax(numpy.nan_to_num(lines.started, nan=-math.inf), numpy.nan_to_num(lines.ended, nan=-math.inf))
     later = latest > last_event
@@ -386,9 +393,9 @@ def _note(record: RunRecord, lines: _Lines, events: Sequence[RunEvent]) -> str:
         return ""
     count = int(later.sum())
     what = "journal line" if count == 1 else f"{count:,} journal lines"
-    why = "has not caught up with" if record.status == "running" else "ends before"
+    why = "has not caught up with" if snapshot.status == "running" else "ends before"
     note = f"the events file {why} the last {what}: every call is drawn from the journal"
-    could_serve = record.snapshot.fork is not None or bool((lines.attempt[later] > 1).any())
+    could_serve = snapshot.fork is not None or bool((lines.attempt[later] > 1).any())
     return note + (", but calls served from the journal after its end are not shown" if could_serve else "")
 
 

@@ -10,7 +10,7 @@ from alp_nb.base.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .anthropic_runner import AnthropicAgentRunner as AnthropicAgentRunner
-    from .calls import CallObserver as CallObserver, CallRecord as CallRecord
+    from .calls import CallObserver as CallObserver, ObservedCall as ObservedCall
     from .dry_runs import (
         DryRun as DryRun,
         JournalMatch as JournalMatch,

@@ -2,7 +2,7 @@
 
 A resume serves every call whose key is journaled and runs the rest; what a reader of a run wants to know is
 which is which, call by call. ``run_workflow(..., on_call=...)`` (and a dry run) hands an observer one
-``CallRecord`` per ``agent()`` call, in the task of the script that made it, after the call is answered and
+``ObservedCall`` per ``agent()`` call, in the task of the script that made it, after the call is answered and
 before the script gets its value, so an observer may also pause the script there (a replay steps that way).
 
 ``after_live`` says whether the call was made after a live call its script could have waited for: earlier in
@@ -23,7 +23,7 @@ import msgspec
 from .journal.outcomes import CallOutcome
 
 
-class CallRecord(msgspec.Struct, frozen=True, gc=False):
+class ObservedCall(msgspec.Struct, frozen=True, gc=False):
     """One ``agent()`` call as it was made: what was asked, where, and how it was answered. (A frozen struct, not a
     frozen dataclass: a dry run of 100,000 calls makes as many, and a dataclass takes 2 µs to make each; it holds no
     reference cycle, so the collector never scans it.)
@@ -50,7 +50,7 @@ class CallRecord(msgspec.Struct, frozen=True, gc=False):
     """``file:line`` of the script's code that asked for the call."""
 
 
-CallObserver = Callable[[CallRecord], Any]
+CallObserver = Callable[[ObservedCall], Any]
 
 
 class Flow(msgspec.Struct, gc=False):

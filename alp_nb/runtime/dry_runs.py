@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .attempt import AttemptState
-from .calls import CallObserver, CallRecord
+from .calls import CallObserver, ObservedCall
 from .events import EventLog
 from .execution_context import run_script
 from .journal.reader import JournalRead
@@ -45,7 +45,7 @@ class DryRun:
     result: Any
     status: str
     error: str | None
-    calls: tuple[CallRecord, ...]
+    calls: tuple[ObservedCall, ...]
     first_seq: int
 
 
@@ -69,9 +69,9 @@ async def dry_run(saved: SavedWorkflow, args: dict[str, Any], journal: JournalRe
     """Run ``saved`` with ``args`` against ``journal`` (left as it is) and return how it went. ``on_call`` sees
     each call as it is made (it may pause there); ``runner`` answers what the journal lacks (a StandInRunner when
     None); ``budget`` and ``spent_before`` apply the run's token budget as a resume would."""
-    calls: list[CallRecord] = []
+    calls: list[ObservedCall] = []
 
-    def observe(call: CallRecord) -> None:
+    def observe(call: ObservedCall) -> None:
         calls.append(call)
         if on_call is not None:
             on_call(call)
@@ -86,7 +86,7 @@ async def dry_run(saved: SavedWorkflow, args: dict[str, Any], journal: JournalRe
     return DryRun(result, status, error, tuple(calls), journal.next_seq)
 
 
-def journal_match(journal: JournalRead, calls: Iterable[CallRecord]) -> JournalMatch:
+def journal_match(journal: JournalRead, calls: Iterable[ObservedCall]) -> JournalMatch:
     """How many of ``journal``'s calls were served to ``calls`` (a dry run's, or a real attempt's)."""
     first = journal.next_seq
     served = {call.seq for call in calls if call.outcome == "cached" and call.seq is not None and call.seq < first}

@@ -21,7 +21,7 @@ from alp_nb.base.frozen import thaw
 from alp_nb.base.untrusted_json import UntrustedJson, loads_untrusted
 
 from .attempt import AttemptState, describe
-from .calls import FLOW, CallObserver, CallRecord, Flow, current_flow
+from .calls import FLOW, CallObserver, Flow, ObservedCall, current_flow
 from .errors import WorkflowInputError
 from .keys import call_key, default_label
 from .meta import validate_args
@@ -88,6 +88,23 @@ class ExecutionContext:
 
     async def _agent(self, prompt: str, schema: Mapping[str, Any] | None, label: str | None, phase: str | None,
                      where: str | None) -> Any:
+        key, label, prompt, schema, phase = self._checked(prompt, schema, label, phase)
+        state = self._state
+        if state.on_call is not None:
+            return await self._watched(state.on_call, key, label, prompt, schema, phase, where)
+        hit = state.journal.lookup(key, label, prompt, schema)
+        if key not in state.calls:
+            state.admit(key, label)
+        if hit is not None:
+            return state.serve_cached(hit, key, label, phase, self._nested_name)
+        if key in state.running:
+            return (await state.share(key, label, prompt, schema, phase, self._nested_name))[0]
+        return await state.call(key, label, prompt, schema, phase, self._nested_name)
+
+    def _checked(self, prompt: Any, schema: Mapping[str, Any] | None, label: Any,
+                 phase: Any) -> tuple[str, str, str, Any, str | None]:
+        """An ``agent()`` call's arguments checked (INVALID_CALL names what is wrong) and completed as the call is
+        made: its key, label (s16's default), prompt (a fork's, for its label), schema (plain JSON) and phase."""
         if type(prompt) is not str:
             raise WorkflowInputError("INVALID_CALL", "agent() prompt must be a string")
         if label is None or label == "":  # s16's `label or prompt[:24] + "..."`
@@ -110,21 +127,11 @@ class ExecutionContext:
             raise WorkflowInputError("INVALID_CALL", f"agent `{label}` phase must be a non-empty string")
         else:
             _check_unicode(f"agent `{label}` phase", phase)
-        state = self._state
-        if state.on_call is not None:
-            return await self._watched(state.on_call, key, label, prompt, schema, phase, where)
-        hit = state.journal.lookup(key, label, prompt, schema)
-        if key not in state.calls:
-            state.admit(key, label)
-        if hit is not None:
-            return state.serve_cached(hit, key, label, phase, self._nested_name)
-        if key in state.running:
-            return (await state.share(key, label, prompt, schema, phase, self._nested_name))[0]
-        return await state.call(key, label, prompt, schema, phase, self._nested_name)
+        return key, label, prompt, schema, phase
 
     async def _watched(self, observe: CallObserver, key: str, label: str, prompt: str, schema: Any,
                        phase: str | None, where: str | None) -> Any:
-        """``agent()`` with an observer: the same steps, then its ``CallRecord`` (see ``calls``), a failed call's
+        """``agent()`` with an observer: the same steps, then its ``ObservedCall`` (see ``calls``), a failed call's
         included; the call's flow is marked live once a runner was asked."""
         state, workflow = self._state, self._nested_name
         flow = current_flow()
@@ -143,12 +150,12 @@ class ExecutionContext:
                 value = await state.call(key, label, prompt, schema, phase, workflow)
         except Exception as error:
             flow.live = flow.live or live
-            observe(CallRecord(key, label, prompt, schema, phase, workflow, "failed", after_live=after_live,
+            observe(ObservedCall(key, label, prompt, schema, phase, workflow, "failed", after_live=after_live,
                                error=describe(error), where=where))
             raise
         answer = hit if hit is not None else state.cache.get(key)
         flow.live = flow.live or live or (answer is not None and answer[2] >= state.first_seq)  # a fresh answer
-        observe(CallRecord(key, label, prompt, schema, phase, workflow, "live" if live else "cached", value,
+        observe(ObservedCall(key, label, prompt, schema, phase, workflow, "live" if live else "cached", value,
                            tokens=answer[1] if answer else 0, seq=answer[2] if answer else None,
                            after_live=after_live, where=where))
         return value
@@ -218,63 +225,71 @@ class _AllDone(asyncio.Future[None]):
 
 
 async def _all_or_cancel(thunks: list[Any]) -> list[Any]:
-    """Run each thunk (or awaitable) in a task of its own and wait for all of them.
+    """Run each thunk (or awaitable) in a task of its own and wait for all of them (see ``_Barrier``)."""
+    if not thunks:
+        return []
+    return await _Barrier(thunks).wait()
+
+
+class _Barrier:
+    """The tasks of one ``parallel``, each a thunk's, and their results.
 
     The first failure cancels the siblings from inside the failing task, in the same step that frees its
     concurrency slot, so no waiting sibling starts a runner call in that slot. Each task also counts itself done,
     where ``asyncio.gather`` would be told by one more callback, and one more loop turn, per task: a fan-out of
     thousands of cached calls is mostly that overhead on resume.
     """
-    if not thunks:
-        return []
-    loop = asyncio.get_running_loop()
-    results: list[Any] = [None] * len(thunks)
-    tasks: list[asyncio.Task[None]] = []
-    finished = _AllDone(tasks)
-    left = len(thunks)
-    parent = FLOW.get()  # None unless an observer watches the run (see calls.py)
-    flows = [] if parent is None else [Flow(parent.live) for _ in thunks]
 
-    def fail(error: BaseException) -> None:
-        current = asyncio.current_task()
-        for task in tasks:
-            if task is not current:
+    def __init__(self, thunks: list[Any]) -> None:
+        self.thunks = thunks
+        self.results: list[Any] = [None] * len(thunks)
+        self.tasks: list[asyncio.Task[None]] = []
+        self.finished = _AllDone(self.tasks)
+        self.left = len(thunks)
+        self.parent = FLOW.get()  # None unless an observer watches the run (see calls.py)
+        self.flows = [] if self.parent is None else [Flow(self.parent.live) for _ in thunks]
+
+    async def wait(self) -> list[Any]:
+        loop = asyncio.get_running_loop()
+        self.tasks[:] = [loop.create_task(self.sibling(index, thunk)) for index, thunk in enumerate(self.thunks)]
+        try:
+            await self.finished
+        except BaseException:
+            for task in self.tasks:  # the caller was cancelled, or a sibling failed: stop what still runs
                 task.cancel()
-        if not finished.done():
-            finished.set_exception(error)
+            await asyncio.gather(*self.tasks, return_exceptions=True)  # nothing is journaled after this returns
+            raise
+        if self.parent is not None:  # past the barrier, the script may use every branch's answers
+            self.parent.live = self.parent.live or any(flow.live for flow in self.flows)
+        return self.results
 
-    async def sibling(index: int, thunk: Any) -> None:
-        nonlocal left
-        if flows:
-            FLOW.set(flows[index])
+    async def sibling(self, index: int, thunk: Any) -> None:
+        if self.flows:
+            FLOW.set(self.flows[index])
         try:
             awaitable = thunk() if callable(thunk) else thunk
             if type(awaitable) is not CoroutineType and not inspect.isawaitable(awaitable):
                 raise WorkflowInputError("INVALID_CALL", "parallel() takes callables that return awaitables, "
                                          "such as lambda: ctx.agent(...)")
-            results[index] = await awaitable
+            self.results[index] = await awaitable
         except Exception as error:  # the first failure: siblings stop in this same step, and it is raised
-            fail(error)
+            self.fail(error)
             return
         except asyncio.CancelledError as error:
-            if not finished.done():  # cancelled by its own thunk, not by parallel: that ends the barrier too
-                fail(error)
+            if not self.finished.done():  # cancelled by its own thunk, not by parallel: that ends the barrier too
+                self.fail(error)
             raise
-        left -= 1
-        if not left and not finished.done():
-            finished.set_result(None)
+        self.left -= 1
+        if not self.left and not self.finished.done():
+            self.finished.set_result(None)
 
-    tasks[:] = [loop.create_task(sibling(index, thunk)) for index, thunk in enumerate(thunks)]
-    try:
-        await finished
-    except BaseException:
-        for task in tasks:  # the caller was cancelled, or a sibling failed: stop what still runs
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)  # nothing is journaled after this returns
-        raise
-    if parent is not None:  # past the barrier, the script may use every branch's answers
-        parent.live = parent.live or any(flow.live for flow in flows)
-    return results
+    def fail(self, error: BaseException) -> None:
+        current = asyncio.current_task()
+        for task in self.tasks:
+            if task is not current:
+                task.cancel()
+        if not self.finished.done():
+            self.finished.set_exception(error)
 
 
 def _call_site(frame: FrameType) -> str:

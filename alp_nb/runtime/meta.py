@@ -10,7 +10,7 @@ from typing import Any
 from alp_nb.agents.errors import AgentError
 from alp_nb.agents.output_contract import OutputContract
 from alp_nb.base.frozen import thaw
-from alp_nb.base.record import Record
+from alp_nb.base.frozen_struct import FrozenStruct
 from alp_nb.base.untrusted_json import UntrustedJson, loads_untrusted
 
 from .errors import WorkflowInputError
@@ -21,7 +21,7 @@ RUNTIME_ARGS = ("budget",)
 """Args every workflow takes, read by the runtime itself; an args schema never needs to declare them."""
 
 
-class WorkflowMeta(Record, frozen=True, kw_only=True):
+class WorkflowMeta(FrozenStruct, frozen=True, kw_only=True):
     """What the host registers beside a trusted script: its name (a file-safe slug), description, phases and,
     optionally, a JSON Schema for its args (checked before the script runs)."""
 

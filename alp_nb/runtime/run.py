@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from alp_nb.base.record import Record
+from alp_nb.base.frozen_struct import FrozenStruct
 
 from .attempt import AttemptState
 from .calls import CallObserver
@@ -49,7 +49,7 @@ STORE_FAILURES = ("STORE_INACCESSIBLE", "UNSAFE_STORE_FILE")
 """The codes of a run's own files failing to be written: the attempt stops ``interrupted``, not ``failed``."""
 
 
-class LaunchEnvelope(Record, frozen=True, kw_only=True):
+class LaunchEnvelope(FrozenStruct, frozen=True, kw_only=True):
     """What a launch reports first (s16's ``async_launched``): ids and where the output will be."""
 
     run_id: str
@@ -99,7 +99,7 @@ async def run_workflow(name: str, args: Any = None, resume_from_run_id: str | No
     ``store``: a RunStore or folder (default ``./.alp-runs``); ``runner``: an AgentRunner (default
     MockAgentRunner); ``durability="fsync"`` syncs every journal line; ``on_event``: callables (or an
     EventStream) given each event as it happens; ``on_call``: a callable given each agent call's
-    ``CallRecord`` as the script makes it; ``progress=True``: a progress bar in a notebook (see
+    ``ObservedCall`` as the script makes it; ``progress=True``: a progress bar in a notebook (see
     ``alp_nb.runtime.progress``). ``budget``: on resume, a raised token budget (recorded on the attempt).
     ``fork``: a new run that starts with another run's journal, some answers or prompts replaced (see
     ``runtime.fork``). A resume whose script asks for less than half the journaled calls is warned about first.
@@ -392,7 +392,7 @@ def _check_options(agent_cap: Any, concurrency: Any, durability: Any, on_call: A
     if durability not in ("flush", "fsync"):
         raise WorkflowInputError("INVALID_OPTION", "durability must be `flush` or `fsync`")
     if on_call is not None and not callable(on_call):
-        raise WorkflowInputError("INVALID_OPTION", "on_call must be a callable taking a CallRecord")
+        raise WorkflowInputError("INVALID_OPTION", "on_call must be a callable taking a ObservedCall")
 
 
 def _store(store: Any) -> RunStore:

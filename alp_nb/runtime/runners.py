@@ -112,6 +112,16 @@ def mock_value(schema: Any, rng: random.Random, name: str = "value") -> Any:
     return _MockValues(schema, rng).build(schema, name, 0)
 
 
+def _kind(schema: Mapping[str, Any]) -> Any:
+    """The JSON type a schema's value has: its ``type`` (the first but null of a list), else told by its keywords."""
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((item for item in kind if item != "null"), "null")
+    if kind is None:
+        kind = "object" if "properties" in schema else "array" if "items" in schema else "string"
+    return kind
+
+
 class _MockValues:
     """Builds mock values for one root schema (the document its ``#/...`` references point into)."""
 
@@ -134,11 +144,7 @@ class _MockValues:
         for combinator in ("anyOf", "oneOf"):
             if schema.get(combinator):
                 return self.build(schema[combinator][0], name, depth + 1)
-        kind = schema.get("type")
-        if isinstance(kind, list):
-            kind = next((item for item in kind if item != "null"), "null")
-        if kind is None:
-            kind = "object" if "properties" in schema else "array" if "items" in schema else "string"
+        kind = _kind(schema)
         if kind == "object":
             return self._object(schema, depth)
         if kind == "array":

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, Literal
 
-from alp_nb.base.record import Record, RecordInvalid, refusal
+from alp_nb.base.frozen_struct import FrozenStruct, StructInvalid, refusal
 
 from .errors import WorkflowInputError
 
@@ -19,7 +19,7 @@ RunStatus = Literal["running", "completed", "failed", "cancelled", "interrupted"
 SNAPSHOT_LOG_LINES = 50
 
 
-class Usage(Record, frozen=True, kw_only=True, omit_defaults=True):
+class Usage(FrozenStruct, frozen=True, kw_only=True, omit_defaults=True):
     """Agent calls that reached a runner, and the tokens they reported (retries included). ``unanswered``: runner
     calls asked and never answered on record (the process died, or the run was stopped, while they were out),
     whose cost is unknown; ``reserved``: the tokens held against the budget for them (see
@@ -58,12 +58,12 @@ class Usage(Record, frozen=True, kw_only=True, omit_defaults=True):
 NO_USAGE = Usage(agents=0, tokens=0)
 
 
-class UsageReport(Record, frozen=True, kw_only=True):
+class UsageReport(FrozenStruct, frozen=True, kw_only=True):
     attempt: Usage = NO_USAGE
     cumulative: Usage = NO_USAGE
 
 
-class Attempt(Record, frozen=True, kw_only=True):
+class Attempt(FrozenStruct, frozen=True, kw_only=True):
     """One launch or resume of a run. ``first_seq`` is the journal seq this attempt started writing at."""
 
     number: int
@@ -82,7 +82,7 @@ class Attempt(Record, frozen=True, kw_only=True):
     """The token budget this attempt ran under: the run's (``args["budget"]``), or one raised on resume."""
 
 
-class PhaseProgress(Record, frozen=True, kw_only=True):
+class PhaseProgress(FrozenStruct, frozen=True, kw_only=True):
     """A phase and its calls: run now (``done``), served from the journal (``cached``), ``failed``, or
     ``cancelled`` while running (a sibling in ``parallel`` failed, or the run was stopped)."""
 
@@ -97,7 +97,7 @@ class PhaseProgress(Record, frozen=True, kw_only=True):
         return self.done + self.cached + self.failed + self.cancelled
 
 
-class ForkOrigin(Record, frozen=True, kw_only=True):
+class ForkOrigin(FrozenStruct, frozen=True, kw_only=True):
     """Where a forked run came from: the run whose journal it started with, the calls (by label) whose answers
     it was given instead, and the calls whose prompts it asks instead (on every attempt)."""
 
@@ -107,7 +107,7 @@ class ForkOrigin(Record, frozen=True, kw_only=True):
     prompts: Mapping[str, str] = MappingProxyType({})
 
 
-class RunSnapshot(Record, frozen=True, kw_only=True):
+class RunSnapshot(FrozenStruct, frozen=True, kw_only=True):
     """``<runId>.json``. ``status`` reads ``interrupted`` when a stored run says running but nobody holds its lock.
     ``budget`` is the token budget the run stands under now (its args', or the last one raised on resume);
     ``error_code`` the code of a failure raised by the runtime (``BUDGET_EXCEEDED``...)."""
@@ -143,7 +143,7 @@ def parse_snapshot(data: Any, source: str) -> RunSnapshot:
         data = {**data, "sealedFrom": 1}  # written by our v2 writer, which sealed every line, before this field
     try:
         return RunSnapshot.from_json(data)
-    except RecordInvalid:
+    except StructInvalid:
         raise WorkflowInputError("CORRUPT_RUN", f"{source}: {refusal(RunSnapshot, data)}") from None
 
 

@@ -14,12 +14,12 @@ from typing import Annotated, Any
 
 import msgspec
 
-from alp_nb.base.record import Record, RecordInvalid
+from alp_nb.base.frozen_struct import FrozenStruct, StructInvalid
 
 Seq = Annotated[int, msgspec.Meta(ge=1)]
 
 
-class StoredEvent(Record, frozen=True, kw_only=True, forbid_unknown_fields=False, tag_field="type"):
+class StoredEvent(FrozenStruct, frozen=True, kw_only=True, forbid_unknown_fields=False, tag_field="type"):
     """What every event has: its kind (``type``, each class's tag) and when it happened (seconds since the
     epoch)."""
 
@@ -99,7 +99,7 @@ def parse_events(records: list[tuple[int, Any]], name: str) -> tuple[list[Any], 
     for line_no, record in records:
         try:
             events.append(msgspec.convert(record, RunEvent))
-        except RecordInvalid:
+        except StructInvalid:
             skipped += 1
             first = first or line_no
     found = []

@@ -20,10 +20,10 @@ from pydantic import BaseModel
 
 from alp_nb.agents.catalog import TOOL_CATALOG
 from alp_nb.agents.policy import PolicyEngine
-from alp_nb.agents.policy_requests import Authorization
+from alp_nb.agents.policy_requests import REQUEST_TYPES, Authorization
 from alp_nb.agents.registry import AgentRegistry
+from alp_nb.base.text import clip
 from alp_nb.viz.html import block, esc
-from alp_nb.viz.models.geometry import clip
 from alp_nb.viz.pictures.delegation import delegation_graph
 from alp_nb.viz.pictures.picture import picture_html
 from alp_nb.viz.pictures.state_machines import state_machine
@@ -33,8 +33,6 @@ from alp_nb.viz.views.policy_codes import ALLOWED_RULES, POLICY_RULES
 
 from .shown_text import shown
 
-REQUEST_TYPES = ("tool", "delegation", "memory", "workspace", "skill", "subagent", "mcp", "configuration")
-"""The eight request types, the most asked first."""
 POLICY_SOURCE = ""
 """The ``config_target`` value that names the policy source rather than an agent definition."""
 FIELD_LAYOUT = {"width": "34em"}

@@ -8,8 +8,8 @@ swamping the widget.
 
 from __future__ import annotations
 
+from alp_nb.base.text import clip
 from alp_nb.viz.html import esc
-from alp_nb.viz.models.geometry import clip
 from alp_nb.viz.terminal import plain, plain_line
 
 LINE_CHARS = 120

@@ -21,9 +21,9 @@ from alp_nb.agents.catalog import TOOL_CATALOG
 from alp_nb.agents.definition import AgentDefinition
 from alp_nb.agents.output_contract import OutputValidation
 from alp_nb.agents.workflow_definition import WorkflowDefinition
+from alp_nb.base.text import clip
 from alp_nb.base.untrusted_json import UntrustedJson, loads_untrusted
 from alp_nb.viz.html import badge, block, esc, status_badge
-from alp_nb.viz.models.geometry import clip
 from alp_nb.viz.pictures.picture import picture_html
 from alp_nb.viz.pictures.state_machines import state_machine
 from alp_nb.viz.rendering import render

@@ -6,13 +6,13 @@ from typing import Any
 
 import msgspec
 
-from alp_nb.base.record import Record
+from alp_nb.base.frozen_struct import FrozenStruct
 
 from .lines import Answered, Spend
 from .seal import FIRST_SEALED_VERSION
 
 
-class JournalEntry(Record, frozen=True, kw_only=True, omit_defaults=True):
+class JournalEntry(FrozenStruct, frozen=True, kw_only=True, omit_defaults=True):
     """An answer with its call's fields, as ``v`` 3 lines said them all on one line: ``kind`` ``agent`` (the
     answer the call keeps: ``value``, ``prompt`` and ``schema`` too) or ``spend``; ``started`` when the call was
     first asked, ``ended`` when this answer came back (seconds since 1970). ``value`` and ``schema`` are

@@ -9,7 +9,7 @@ same records (``whole_lines.py``), with what it does not say left None. An ``Ans
 ask it answers and says where it stands in the file and when it ran.
 
 Each number a record holds has a bound and each constraint its words (a ``description``), which every refusal of
-a line says (``base.record.refusal``).
+a line says (``base.frozen_struct.refusal``).
 """
 
 from __future__ import annotations

@@ -319,13 +319,29 @@ def _decoded(body: bytes) -> tuple[int, Any]:
     """The version a line's seal vouches for (0: none) and the line: a ``v`` 4 record, else the parsed object;
     _Unreadable says what is wrong with a line that is neither."""
     version = sealed_version(body)
-    record: Any = None
     if version == v4.VERSION:
         try:
             return version, v4.decode(body)
         except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
-            pass  # the words for what is wrong come from the strict parse
-    elif version:
+            pass  # what is wrong is said in the words of the strict parse, or of the line's fields
+    record = _parsed(body, fast=version in (2, 3))
+    if record.get("v") != version:  # unsealed, or a seal of another version's form: the reader says which
+        return 0, record
+    if version == v4.VERSION:  # msgspec refused it: say why in its fields' words
+        try:
+            return version, msgspec.convert(record, v4.V4Line)
+        except msgspec.ValidationError:
+            raise _Unreadable(v4.why(record) or f"it is not a line a v{version} writer writes") from None
+    problem = check_fields(record, version) or check_call(record)
+    if problem:
+        raise _Unreadable(problem)
+    return version, record
+
+
+def _parsed(body: bytes, *, fast: bool) -> dict[str, Any]:
+    """A line as a JSON object of a version this reader knows; ``fast`` for a sealed line (see the module)."""
+    record: Any = None
+    if fast:
         try:
             record = _decode_plain(body)
         except (msgspec.DecodeError, RecursionError):
@@ -343,17 +359,7 @@ def _decoded(body: bytes) -> tuple[int, Any]:
     if written is not None and written > LATEST_VERSION:
         raise _Unreadable(f"it is a v{written} line, a newer journal format than this alp_nb reads (up to "
                           f"v{LATEST_VERSION}): upgrade alp_nb to read this run")
-    if written != version:  # unsealed, or a seal of another version's form: the reader says which
-        return 0, record
-    if version == v4.VERSION:  # msgspec refused it: say why in its fields' words
-        try:
-            return version, msgspec.convert(record, v4.V4Line)
-        except msgspec.ValidationError:
-            raise _Unreadable(v4.why(record) or f"it is not a line a v{version} writer writes") from None
-    problem = check_fields(record, version) or check_call(record)
-    if problem:
-        raise _Unreadable(problem)
-    return version, record
+    return record
 
 
 _decode_plain = msgspec.json.Decoder().decode

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from alp_nb.base.record import UNKNOWN, refusal
+from alp_nb.base.frozen_struct import UNKNOWN, refusal
 
 from ..errors import WorkflowInputError
 from .lines import EARLIER_LINE, Answer, Answered, AnswerNumber, Ask, AskSeq, CallKey, Seconds, Seq, Spend, Tokens

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from itertools import pairwise, product
 
+from alp_nb.base.text import clip
 from alp_nb.viz.models.diagram import MARKS, Diagram, Edge, Group
 from alp_nb.viz.models.palette import node_colours
 from alp_nb.viz.models.text_width import text_width
@@ -46,12 +47,6 @@ GROUP_PAD, GROUP_HEADER, GROUP_GAP = 8.0, 20.0, 12.0
 """Inside a group's box: the padding, the line of its label, and the space between its members."""
 Point = tuple[float, float]
 ARROW_LENGTH, ARROW_HALF_WIDTH = 8.0, 3.5
-
-
-def clip(text: str, limit: int) -> str:
-    """``text`` on one line, at most ``limit`` characters, an ellipsis where it was cut."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from alp_nb.viz.models.geometry import MARGIN, TITLE_HEIGHT, clip
+from alp_nb.base.text import clip
+from alp_nb.viz.models.geometry import MARGIN, TITLE_HEIGHT
 from alp_nb.viz.models.palette import FAINT_INK, INK, PAPER
 
 CELL_MARKS: tuple[str, ...] = ("label", "open", "closed", "absent", "grant", "none")

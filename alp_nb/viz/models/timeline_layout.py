@@ -32,9 +32,9 @@ from typing import Literal, NamedTuple
 
 import numpy
 
+from alp_nb.base.text import clip
 from alp_nb.replay.timeline import UNKNOWN_PHASE, AttemptStart, CallSpan, PhaseTokens, Timeline
 from alp_nb.runtime.journal.outcomes import CALL_OUTCOMES, CallOutcome
-from alp_nb.viz.models.geometry import clip
 
 MAX_BARS = 2000
 """The most calls drawn as bars: a run with more is drawn as counts, and its SVG stays small however long it is."""
@@ -80,6 +80,15 @@ OUTCOME_STYLES: dict[CallOutcome, tuple[str, str]] = {
 }
 """Each outcome's colour and what the legend says of it: blue and orange tell the usual apart for most eyes. A
 cached call is a tick among bars (``TICK_WORDS``), not a bar, so it differs from a failure by shape as well."""
+LABEL_CHARS = 30
+"""The most characters of a lane's or a token row's label: 11 px text, about 6 px a character, in the label column
+less its gap to the plot."""
+TITLE_CHARS = 100
+"""The most characters of the title: 14 px bold text, about 8.5 px a character, in the picture's width."""
+CAPTION_CHARS = 148
+"""The most characters of a line of the caption or of the list of calls: 11 px text, about 6 px a character."""
+LANE_SHADES = ("#f7f9fc", "#ffffff")
+"""The background of every other lane."""
 TICK_WORDS = " (a tick)"
 TOKEN_COLOURS = (("#3949ab", "this attempt"), ("#c5cae9", "all attempts"))
 UNITS = ((1.0, 0.001, "ms"), (120.0, 1.0, "s"), (7200.0, 60.0, "min"), (math.inf, 3600.0, "h"))

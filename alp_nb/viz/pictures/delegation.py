@@ -31,9 +31,9 @@ from alp_nb.agents.errors import AgentRegistryError
 from alp_nb.agents.registry import PRINCIPAL, AgentRegistry, create_agent_registry, delegation_cycle
 from alp_nb.agents.trust import TrustStatus
 from alp_nb.agents.trusted_registry import ProjectRegistry
+from alp_nb.base.text import clip
 from alp_nb.viz.errors import VizError
 from alp_nb.viz.models.diagram import Edge, Node, diagram
-from alp_nb.viz.models.geometry import clip
 from alp_nb.viz.pictures.diagram_picture import DiagramPicture
 
 PRINCIPAL_NODE = "principal"

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 
 from alp_nb.agents.definition import AgentDefinition
 from alp_nb.agents.workflow_definition import WorkflowDefinition
+from alp_nb.base.text import clip
 from alp_nb.viz.errors import VizError
 from alp_nb.viz.models.diagram import Edge, Node, diagram
-from alp_nb.viz.models.geometry import clip
 from alp_nb.viz.pictures.diagram_picture import DiagramPicture
 from alp_nb.workflow.errors import WorkflowError
 from alp_nb.workflow.execution_state import (

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from alp_nb.base.text import clip
 from alp_nb.viz.html import block, esc
-from alp_nb.viz.models.geometry import MARGIN, TITLE_HEIGHT, clip
+from alp_nb.viz.models.geometry import MARGIN, TITLE_HEIGHT
 from alp_nb.viz.models.matrix import (
     CAPTION_HEIGHT,
     CELL_CHARS,

@@ -13,14 +13,18 @@ from typing import TYPE_CHECKING
 
 import numpy
 
+from alp_nb.base.text import clip
 from alp_nb.runtime.journal.outcomes import CALL_OUTCOMES
-from alp_nb.viz.models.geometry import clip
 from alp_nb.viz.models.palette import FAINT_INK, INK
 from alp_nb.viz.models.timeline_layout import (
+    CAPTION_CHARS,
     COLUMNS,
+    LABEL_CHARS,
+    LANE_SHADES,
     MIN_BAR,
     OUTCOME_STYLES,
     PLOT_WIDTH,
+    TITLE_CHARS,
     TOKEN_COLOURS,
     TimelineLayout,
     stacked,
@@ -32,10 +36,6 @@ if TYPE_CHECKING:
 
 LANE_GAP = 0.4
 """Space between lanes, in rows."""
-LABEL_CHARS = 30
-TITLE_CHARS = 120
-CAPTION_CHARS = 150
-LANE_SHADES = ("#f7f9fc", "#ffffff")
 MARK_ROOM, LEAST = 0.45, 0.06
 """In rows: the strip atop a lane of counts where the flagged calls' ticks have their heads, and the least height
 of an outcome's part of a column that holds any of its calls (about a pixel)."""

@@ -21,15 +21,19 @@ from dataclasses import dataclass
 
 import numpy
 
+from alp_nb.base.text import clip
 from alp_nb.replay.timeline import CallSpan
 from alp_nb.runtime.journal.outcomes import CALL_OUTCOMES
-from alp_nb.viz.models.geometry import clip
 from alp_nb.viz.models.palette import FAINT_INK, INK
 from alp_nb.viz.models.timeline_layout import (
+    CAPTION_CHARS,
     COLUMNS,
+    LABEL_CHARS,
+    LANE_SHADES,
     MIN_BAR,
     OUTCOME_STYLES,
     PLOT_WIDTH,
+    TITLE_CHARS,
     TOKEN_COLOURS,
     BarLabel,
     Lane,
@@ -43,13 +47,6 @@ from alp_nb.viz.renderers.svg import FONT, xml_text
 MARGIN = 14.0
 LABEL_WIDTH = 190.0
 """The column of lane labels left of the plot: with the plot and the margins, the picture is 872 pixels wide."""
-LABEL_CHARS = 30
-"""The most characters of a lane's or a token row's label: 11 px text, about 6 px a character, in the column less
-its gap to the plot."""
-TITLE_CHARS = 100
-"""The most characters of the title: 14 px bold text, about 8.5 px a character, in the picture's width."""
-CAPTION_CHARS = 148
-"""The most characters of a line of the caption or of the list of calls: 11 px text, about 6 px a character."""
 TOOLTIP_CHARS = 200
 SUMMARY_CHARS = 70
 """What is said of a resumed attempt beside its line: about half the plot's width."""
@@ -68,7 +65,6 @@ thousands of answers still shows."""
 MARK_ROOM = 7.0
 """The strip at the top of a lane of counts, above its busiest slice, where each flagged call's tick has its head:
 a tick stands out there even over columns of its own colour."""
-LANE_SHADES = ("#f7f9fc", "#ffffff")
 AXIS = "#bbbbbb"
 CURSOR, HALO = "#111111", "#ffffff"
 """The cursor: a dark outline with a white halo, never a fill, which would change the colour of the bar it marks

@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
+from alp_nb.base.text import clip
 from alp_nb.replay.timeline import Timeline
 from alp_nb.runtime.journal.outcomes import CALL_OUTCOMES
-from alp_nb.viz.models.geometry import clip
 from alp_nb.viz.models.timeline_layout import COLUMNS, MAX_LANES, TimelineLayout, seconds
 from alp_nb.viz.terminal import plain_line
 

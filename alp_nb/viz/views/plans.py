@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from alp_nb.replay.plan import LIVE, PLAN_PAGE_SIZE
 from alp_nb.viz.html import TONE_COLOURS, WRAPPED, badge, block, esc, status_badge, table
 from alp_nb.viz.terminal import plain_line
-from alp_nb.viz.views.runs import clip
+from alp_nb.viz.views.runs import shortened
 
 if TYPE_CHECKING:
     from alp_nb.replay.plan import ResumePlan
@@ -113,15 +113,15 @@ def _rows(plan: ResumePlan, every_call: bool = False) -> list[tuple[str, ...]]:
     for index in range(len(page)):
         cell = {name: values[index] for name, values in columns.items()}
         live = cell["action"] == LIVE
-        label = clip(cell["label"], LABEL_CHARS)
+        label = shortened(cell["label"], LABEL_CHARS)
         if isinstance(cell["workflow"], str):
-            label = f"{clip(cell['workflow'], 24)} → {label}"
+            label = f"{shortened(cell['workflow'], 24)} → {label}"
         rows.append((
             str(cell["order"]), str(cell["action"]), label,
             str(cell["reason"]) if live and not _missing(cell["reason"]) else "",
             "" if live else f"{cell['tokens_saved']:,}",
-            clip(cell["phase"], 24) if isinstance(cell["phase"], str) else MISSING,
-            clip(cell["detail"], DETAIL_CHARS) if isinstance(cell["detail"], str) else "",
+            shortened(cell["phase"], 24) if isinstance(cell["phase"], str) else MISSING,
+            shortened(cell["detail"], DETAIL_CHARS) if isinstance(cell["detail"], str) else "",
         ))
     return rows
 
@@ -130,7 +130,7 @@ def _unused(plan: ResumePlan, every_call: bool = False) -> tuple[list[str], int]
     """The journaled calls no longer asked for, as ``label (seq N)`` (a page of them, unless ``every_call``), and
     how many are left out."""
     unused = plan.unused if every_call else plan.unused.iloc[:PLAN_PAGE_SIZE]
-    names = [f"{clip(label if isinstance(label, str) else key, LABEL_CHARS)} (seq {seq})"
+    names = [f"{shortened(label if isinstance(label, str) else key, LABEL_CHARS)} (seq {seq})"
              for seq, label, key in zip(unused["seq"].tolist(), unused["label"].tolist(), unused["key"].tolist(),
                                         strict=True)]
     return names, len(plan.unused) - len(names)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from alp_nb.replay.record import JOURNAL_PAGE_SIZE
 from alp_nb.viz.html import badge, block, esc, table
 from alp_nb.viz.terminal import plain, plain_line
-from alp_nb.viz.views.runs import clip, journal_lines, snapshot_fragment, snapshot_lines
+from alp_nb.viz.views.runs import journal_lines, shortened, snapshot_fragment, snapshot_lines
 
 if TYPE_CHECKING:
     from alp_nb.replay.listing import RunRow
@@ -58,12 +58,12 @@ def _rows(record: RunRecord, every_row: bool = False) -> list[tuple[str, ...]]:
         label = cell["label"] if isinstance(cell["label"], str) else cell["key"]
         rows.append((
             str(cell["seq"]), attempt, status,
-            (RECOVERED_MARK if cell["recovered"] else "") + clip(label, 40),
-            clip(cell["phase"], 24) if isinstance(cell["phase"], str) else MISSING,
+            (RECOVERED_MARK if cell["recovered"] else "") + shortened(label, 40),
+            shortened(cell["phase"], 24) if isinstance(cell["phase"], str) else MISSING,
             tokens_text(record, cell["tokens"]),
-            clip(cell["prompt"]) if isinstance(cell["prompt"], str) else MISSING,
-            clip(cell["error"]) if isinstance(cell["error"], str) else MISSING if cell["kind"] != "agent" else
-            clip(cell["value"]),
+            shortened(cell["prompt"]) if isinstance(cell["prompt"], str) else MISSING,
+            shortened(cell["error"]) if isinstance(cell["error"], str) else MISSING if cell["kind"] != "agent" else
+            shortened(cell["value"]),
         ))
     return rows
 
@@ -158,11 +158,11 @@ def call_page_lines(record: RunRecord, picked: Sequence[int], page: int, what: s
     rows = []
     for index in shown:
         call = calls.call(index, whole_line=False)
-        answer = call.error if call.error else (MISSING if call.value is None else clip(call.value))
+        answer = call.error if call.error else (MISSING if call.value is None else shortened(call.value))
         rows.append(tuple(plain_line(cell) for cell in (
             str(call.position), MISSING if call.seq is None else str(call.seq), str(call.attempt), call.outcome,
-            clip(call.label, 40), clip(call.phase, 24), tokens_text(record, call.tokens),
-            MISSING if call.prompt is None else clip(call.prompt), clip(answer))))
+            shortened(call.label, 40), shortened(call.phase, 24), tokens_text(record, call.tokens),
+            MISSING if call.prompt is None else shortened(call.prompt), shortened(answer))))
     return [caption, *journal_lines(CALL_HEADERS, rows)]
 
 
@@ -188,7 +188,7 @@ def _list_cell(name: str, value: Any) -> str:
     if name == "updated":
         return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(value))
     if name == "error":
-        return plain_line(clip(value, 120))
+        return plain_line(shortened(value, 120))
     return plain_line(value)
 
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from alp_nb.viz.html import WRAPPED, badge, block, esc, status_badge, table
 from alp_nb.viz.pictures.timeline_picture import run_timeline
 from alp_nb.viz.terminal import plain_line
-from alp_nb.viz.views.runs import clip
+from alp_nb.viz.views.runs import shortened
 
 if TYPE_CHECKING:
     from alp_nb.replay.compare import RunComparison
@@ -49,20 +49,21 @@ def _said(call: ReplayCall) -> str:
 
 def replay_call_text(call: ReplayCall) -> str:
     lines = [f"CALL       #{call.index} {call.label} [{call.status}] {_said(call)}",
-             f"WHERE      {call.where or '—'}", f"PROMPT     {clip(call.prompt, 300)}",
-             f"VALUE      {clip(call.value, 300)}"]
+             f"WHERE      {call.where or '—'}", f"PROMPT     {shortened(call.prompt, 300)}",
+             f"VALUE      {shortened(call.value, 300)}"]
     if call.diff:
         lines += ["DIFF", *(f"  {line}" for line in call.diff[:DIFF_CHARS].splitlines())]
     return "\n".join(plain_line(line) for line in lines)
 
 
 def replay_call_html(call: ReplayCall) -> str:
-    head = (f"<b>#{call.index}</b> <code>{esc(clip(call.label, 80))}</code> "
-            f"{badge(call.status, CALL_TONES[call.status])} <span class='muted'>{esc(clip(_said(call), 200))}</span>")
+    said = esc(shortened(_said(call), 200))
+    head = (f"<b>#{call.index}</b> <code>{esc(shortened(call.label, 80))}</code> "
+            f"{badge(call.status, CALL_TONES[call.status])} <span class='muted'>{said}</span>")
     rows = [("where", f"<code>{esc(call.where or '—')}</code>"),
             ("phase", esc(call.phase or "—")),
-            ("prompt", f'<pre style="{WRAPPED}">{esc(clip(call.prompt, 2000))}</pre>'),
-            ("value", f'<pre style="{WRAPPED}">{esc(clip(call.value, 2000))}</pre>')]
+            ("prompt", f'<pre style="{WRAPPED}">{esc(shortened(call.prompt, 2000))}</pre>'),
+            ("value", f'<pre style="{WRAPPED}">{esc(shortened(call.value, 2000))}</pre>')]
     if call.diff:
         rows.append(("diff", f"<pre>{esc(call.diff[:DIFF_CHARS])}</pre>"))
     body = "".join(f"<tr><th>{esc(name)}</th><td>{cell}</td></tr>" for name, cell in rows)
@@ -92,7 +93,7 @@ def _ending(session: ReplaySession) -> str:
     if not session.finished:
         return f"paused at call {session.cursor}: step() makes the next"
     if session.status == "completed":
-        return f"the script completed after {session.cursor} calls; result: {clip(session.result, 300)}"
+        return f"the script completed after {session.cursor} calls; result: {shortened(session.result, 300)}"
     return f"the script failed after {session.cursor} calls: {session.error}"
 
 
@@ -103,7 +104,8 @@ def replay_session_text(session: ReplaySession) -> str:
     calls = session.calls[-PAGE:]
     if len(session.calls) > len(calls):
         lines.append(f"           … {len(session.calls) - len(calls):,} earlier calls")
-    lines += [f"  #{call.index} [{call.status}] {clip(call.label, 60)} = {clip(call.value, 60)}" for call in calls]
+    lines += [f"  #{call.index} [{call.status}] {shortened(call.label, 60)} = {shortened(call.value, 60)}"
+              for call in calls]
     return "\n".join(plain_line(line) for line in lines)
 
 
@@ -111,10 +113,10 @@ def replay_session_html(session: ReplaySession) -> str:
     status = session.status if session.status != "replaying" else "running"
     head = (f"<b>Replay</b> <code>{esc(session.run_id)}</code> · {esc(session.workflow_name)} "
             f"{status_badge(status)} <span class='muted'>{esc(_counts(session))}</span>")
-    parts = [f"<div>{head}</div>", f"<div>{esc(clip(_ending(session), 400))}</div>"]
+    parts = [f"<div>{head}</div>", f"<div>{esc(shortened(_ending(session), 400))}</div>"]
     divergences = session.divergences
     if divergences:
-        items = "".join(f"<li>{esc(clip(_divergence_line(divergence), 300))}</li>"
+        items = "".join(f"<li>{esc(shortened(_divergence_line(divergence), 300))}</li>"
                         for divergence in divergences[:PAGE])
         more = f"<li>… {len(divergences) - PAGE:,} more</li>" if len(divergences) > PAGE else ""
         parts.append(f"<div>{badge('diverged', 'bad')} the script parts from the journal:</div><ul>{items}{more}</ul>")
@@ -123,8 +125,8 @@ def replay_session_html(session: ReplaySession) -> str:
         earlier = len(session.calls) - len(calls)
         caption = f"the last {len(calls)} of {len(session.calls):,} calls" if earlier else f"{len(calls)} calls"
         rows = [(str(call.index), badge(call.status, CALL_TONES[call.status]),
-                 f"<code>{esc(clip(call.label, 60))}</code>", esc(call.phase or "—"), str(call.tokens),
-                 esc(clip(call.value, 80)), f"<code>{esc(_where(call))}</code>") for call in calls]
+                 f"<code>{esc(shortened(call.label, 60))}</code>", esc(call.phase or "—"), str(call.tokens),
+                 esc(shortened(call.value, 80)), f"<code>{esc(_where(call))}</code>") for call in calls]
         parts.append(f"<div class='muted'>{esc(caption)}</div>{table(CALL_HEADERS, rows)}")
     return block("".join(parts))
 
@@ -152,11 +154,11 @@ def run_comparison_text(comparison: RunComparison) -> str:
     lines += [f"  {line}" for line in comparison.result_diff[:DIFF_CHARS].splitlines()]
     for row in _differing(comparison):
         if row["status"] == "changed prompt":
-            lines.append(f"  [{row['status']}] {clip(row['label'], 60)}: prompt changed, the same answer "
-                         f"{clip(row['b_value'], 50)}")
+            lines.append(f"  [{row['status']}] {shortened(row['label'], 60)}: prompt changed, the same answer "
+                         f"{shortened(row['b_value'], 50)}")
             continue
-        lines.append(f"  [{row['status']}] {clip(row['label'], 60)}: {clip(row['a_value'], 50)} → "
-                     f"{clip(row['b_value'], 50)}" + (" (prompt changed)" if row["prompt_changed"] else ""))
+        lines.append(f"  [{row['status']}] {shortened(row['label'], 60)}: {shortened(row['a_value'], 50)} → "
+                     f"{shortened(row['b_value'], 50)}" + (" (prompt changed)" if row["prompt_changed"] else ""))
     shown = sum(counts.values()) - counts["same"]
     if shown > PAGE:
         lines.append(f"  … {shown - PAGE:,} more differing calls")
@@ -171,9 +173,9 @@ def run_comparison_html(comparison: RunComparison) -> str:
     diff = comparison.result_diff
     parts.append("<div>results: the same</div>" if not diff else
                  f"<div>results differ:</div><pre>{esc(diff[:DIFF_CHARS])}</pre>")
-    rows = [(badge(row["status"], COMPARE_TONES[row["status"]]), f"<code>{esc(clip(row['label'], 60))}</code>",
-             "yes" if row["prompt_changed"] else "", esc(clip(row["a_value"], 80)), esc(clip(row["b_value"], 80)))
-            for row in _differing(comparison)]
+    rows = [(badge(row["status"], COMPARE_TONES[row["status"]]), f"<code>{esc(shortened(row['label'], 60))}</code>",
+             "yes" if row["prompt_changed"] else "", esc(shortened(row["a_value"], 80)),
+             esc(shortened(row["b_value"], 80))) for row in _differing(comparison)]
     if rows:
         parts.append(table(("status", "label", "prompt changed", "a", "b"), rows))
     parts += [f"<div class='muted'>{esc(name)}</div>{run_timeline(record).to_svg()}"

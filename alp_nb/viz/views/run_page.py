@@ -36,7 +36,7 @@ from alp_nb.viz.pictures.timeline_picture import RunTimeline
 from alp_nb.viz.views.plans import resume_plan_html
 from alp_nb.viz.views.records import MISSING, S16_TOKENS, tokens_text
 from alp_nb.viz.views.replays import run_comparison_html
-from alp_nb.viz.views.runs import attempt_text, budget_text, clip
+from alp_nb.viz.views.runs import attempt_text, budget_text, shortened
 
 if TYPE_CHECKING:
     from alp_nb.replay.record import RunRecord
@@ -260,7 +260,7 @@ def _phases(record: RunRecord) -> str:
         return ""
     spent = {str(phase): int(tokens) for phase, tokens in record.spent_by_phase().items()}
     rows = "".join(
-        f"<tr><td><code>{esc(clip(phase.title, 60))}</code></td><td class='n'>{phase.calls:,}</td>"
+        f"<tr><td><code>{esc(shortened(phase.title, 60))}</code></td><td class='n'>{phase.calls:,}</td>"
         f"<td class='n'>{phase.done:,}</td><td class='n'>{phase.cached:,}</td><td class='n'>{phase.failed:,}</td>"
         f"<td class='n'>{phase.cancelled:,}</td><td class='n'>"
         f"{MISSING if record.source == 's16' else f'{spent.get(phase.title, 0):,}'}</td></tr>"
@@ -296,7 +296,7 @@ def _calls(record: RunRecord) -> str:
     options = "".join(f'<option value="{esc(outcome)}">{esc(outcome)} ({count:,})</option>'
                       for outcome, count in outcomes.items())
     phases = _phase_counts(record)
-    phase_options = "".join(f'<option value="{esc(phase)}">{esc(clip(phase, 60))} ({count:,})</option>'
+    phase_options = "".join(f'<option value="{esc(phase)}">{esc(shortened(phase, 60))} ({count:,})</option>'
                             for phase, count in phases.items())
     controls = (
         '<div class="controls">'
@@ -342,16 +342,16 @@ def _row(record: RunRecord, index: int) -> str:
               f"<td>{esc(MISSING if call.value is None else _cut(call.value))}</td>")
     return (f'<tr data-outcome="{esc(call.outcome)}" data-phase="{esc(call.phase)}">'
             f"<td class='n'>{call.position:,}</td><td class='n'>{MISSING if call.seq is None else call.seq}</td>"
-            f"<td class='n'>{call.attempt}</td><td>{esc(clip(call.phase, 60))}</td>"
+            f"<td class='n'>{call.attempt}</td><td>{esc(shortened(call.phase, 60))}</td>"
             f'<td><span class="chip" style="background:{colour}">{esc(call.outcome)}</span></td>'
-            f"<td><code>{esc(clip(call.label, LABEL_CHARS))}</code></td>"
+            f"<td><code>{esc(shortened(call.label, LABEL_CHARS))}</code></td>"
             f"<td class='n'>{tokens_text(record, call.tokens)}</td>"
             f"<td>{esc(MISSING if call.prompt is None else _cut(call.prompt))}</td>{answer}</tr>")
 
 
 def _cut(value: Any) -> str:
     """A text or a JSON value cut at ``CELL_CHARS``, its own line breaks kept (an open row shows them)."""
-    text = value if isinstance(value, str) else clip(value, CELL_CHARS)
+    text = value if isinstance(value, str) else shortened(value, CELL_CHARS)
     return text if len(text) <= CELL_CHARS else text[:CELL_CHARS - 1] + "…"
 
 

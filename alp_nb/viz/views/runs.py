@@ -10,6 +10,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from alp_nb.base.text import clip
 from alp_nb.runtime.snapshot import run_budget
 from alp_nb.viz.html import TONE_COLOURS, WRAPPED, badge, block, esc, status_badge, table
 from alp_nb.viz.terminal import plain
@@ -29,11 +30,9 @@ BAR_WIDTH = 24
 REGISTRY_HEADERS = ("name", "description", "phases", "args")
 
 
-def clip(value: Any, limit: int = CELL_CHARS) -> str:
-    """A value as one short line: strings as they are, anything else as JSON, cut with ``…``."""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def shortened(value: Any, limit: int = CELL_CHARS) -> str:
+    """A value as one short line for a table's cell: strings as they are, anything else as JSON, cut with ``…``."""
+    return clip(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str), limit)
 
 
 def usage_text(usage: Usage) -> str:
@@ -53,7 +52,7 @@ def budget_text(budget: int | None, spent: int, by_phase: Mapping[str, int] | No
         head = f"{budget:,} token{'s' if budget != 1 else ''} · {spent:,} spent, " + (
             f"{left:,} left" if left >= 0 else f"{-left:,} over")
     if by_phase:
-        head += " · by phase: " + ", ".join(f"{clip(phase, PHASE_CHARS)} {tokens:,}"
+        head += " · by phase: " + ", ".join(f"{shortened(phase, PHASE_CHARS)} {tokens:,}"
                                            for phase, tokens in by_phase.items())
     return head
 
@@ -88,12 +87,12 @@ def snapshot_lines(snapshot: RunSnapshot, error: str | None = None,
         *([f"BUDGET     {plain(budget_text(budget, usage.cumulative.counted, by_phase))}"] if budget else []),
         f"ATTEMPTS   {' · '.join(attempt_text(attempt) for attempt in snapshot.attempts) or 'none'}",
     ]
-    width = max((len(plain(clip(phase.title, PHASE_CHARS))) for phase in snapshot.phases), default=0)
+    width = max((len(plain(shortened(phase.title, PHASE_CHARS))) for phase in snapshot.phases), default=0)
     for number, phase in enumerate(snapshot.phases):
         label = "PHASES" if number == 0 else ""
-        lines.append(f"{label:<10} {plain(clip(phase.title, PHASE_CHARS)):<{width}}  {phase_text(phase)}")
+        lines.append(f"{label:<10} {plain(shortened(phase.title, PHASE_CHARS)):<{width}}  {phase_text(phase)}")
     logs = snapshot.logs[-LOG_LINES:]
-    lines += [f"{'LOG' if number == 0 else '':<10} {plain(clip(line, RESULT_CHARS))}"
+    lines += [f"{'LOG' if number == 0 else '':<10} {plain(shortened(line, RESULT_CHARS))}"
               for number, line in enumerate(logs)]
     return lines
 
@@ -154,7 +153,7 @@ def run_text(run: WorkflowRun) -> str:
     lines.insert(1, f"TASK       {launched.task_id} (attempt {launched.attempt}"
                     f"{', resumed' if launched.resumed else ''})")
     if run.status == "completed":
-        lines.append(f"RESULT     {plain(clip(run.result, RESULT_CHARS))}")
+        lines.append(f"RESULT     {plain(shortened(run.result, RESULT_CHARS))}")
     return "\n".join(lines)
 
 
@@ -165,7 +164,8 @@ def run_html(run: WorkflowRun) -> str:
              (f'<div class="muted">attempt {esc(launched.attempt)}{resumed} · output '
               f"<code>{esc(launched.output_file)}</code></div>")]
     if run.status == "completed":
-        parts.append(f'<div><span class="muted">result</span> <code>{esc(clip(run.result, RESULT_CHARS))}</code></div>')
+        result = esc(shortened(run.result, RESULT_CHARS))
+        parts.append(f'<div><span class="muted">result</span> <code>{result}</code></div>')
     return block("".join(parts))
 
 
@@ -283,7 +283,7 @@ def progress_bar(tally: CallTally, width: int = BAR_WIDTH) -> str:
     """``[#####·····] 5/9 calls (2 cached) · Verify``: finished calls of those started so far."""
     filled = width * tally.finished // tally.started if tally.started else 0
     details = tally.details
-    phase = f" · {plain(clip(tally.phase, PHASE_CHARS))}" if tally.phase else ""
+    phase = f" · {plain(shortened(tally.phase, PHASE_CHARS))}" if tally.phase else ""
     return (f"[{'#' * filled}{'·' * (width - filled)}] {tally.finished}/{tally.started} calls"
             f"{f' ({details})' if details else ''}{phase}")
 
@@ -304,10 +304,10 @@ def event_line(event: dict[str, Any]) -> str | None:
     20,000 characters long); None for the rest."""
     kind = event.get("type")
     if kind == "workflow_phase":
-        return f"phase    {plain(clip(event.get('title')))}"
+        return f"phase    {plain(shortened(event.get('title')))}"
     if kind == "workflow_log":
-        return f"log      {plain(clip(event.get('message'), RESULT_CHARS))}"
+        return f"log      {plain(shortened(event.get('message'), RESULT_CHARS))}"
     if kind == "workflow_agent" and event.get("status") != "started":
-        error = f"  {plain(clip(event['error'], RESULT_CHARS))}" if event.get("error") else ""
-        return f"{event.get('status', ''):<8} {plain(clip(event.get('label')))}{error}"
+        error = f"  {plain(shortened(event['error'], RESULT_CHARS))}" if event.get("error") else ""
+        return f"{event.get('status', ''):<8} {plain(shortened(event.get('label')))}{error}"
     return None

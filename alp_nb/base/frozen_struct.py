@@ -1,9 +1,9 @@
-"""The runtime's records: frozen msgspec structs, snake_case in Python and camelCase on disk.
+"""The runtime's records: frozen msgspec structs (``FrozenStruct``), snake_case in Python and camelCase on disk.
 
 A run writes its snapshot, journal and events on every launch and resume, and reads them back on every resume
 and view, often in a process that does nothing else (``alp-nb workflow run``). pydantic costs such a process about
 100 ms to import, more than the 2,000-call run itself; msgspec a few. So the records that go to disk are
-``Record`` structs: frozen, keyword-only and closed (a field the record does not name is refused, unless the
+``FrozenStruct`` structs: frozen, keyword-only and closed (a field the record does not name is refused, unless the
 record's class says ``forbid_unknown_fields=False``). msgspec makes keyword-only only the fields a class itself
 declares, and type checkers do not see ``frozen`` inherited, so each record's class says ``frozen=True,
 kw_only=True`` again. ``FROZEN`` names the fields holding JSON or a mapping,
@@ -25,11 +25,11 @@ from msgspec.structs import force_setattr
 
 from .frozen import freeze, thaw
 
-RecordInvalid = msgspec.ValidationError
-"""What ``Record.from_json`` raises; ``refusal`` says why, naming the field."""
+StructInvalid = msgspec.ValidationError
+"""What ``FrozenStruct.from_json`` raises; ``refusal`` says why, naming the field."""
 
 
-class Record(msgspec.Struct, frozen=True, kw_only=True, rename="camel", forbid_unknown_fields=True):
+class FrozenStruct(msgspec.Struct, frozen=True, kw_only=True, rename="camel", forbid_unknown_fields=True):
     """Base of every record the runtime writes to disk."""
 
     FROZEN: ClassVar[tuple[str, ...]] = ()
@@ -41,7 +41,7 @@ class Record(msgspec.Struct, frozen=True, kw_only=True, rename="camel", forbid_u
 
     @classmethod
     def from_json(cls, data: Any) -> Self:
-        """The record that parsed JSON ``data`` holds; RecordInvalid names the first field that is wrong."""
+        """The record that parsed JSON ``data`` holds; StructInvalid names the first field that is wrong."""
         return msgspec.convert(data, cls)
 
     def to_json(self) -> dict[str, Any]:
