@@ -46,6 +46,7 @@ bench: $(VENV)/.test-installed $(VENV)/.lab-installed
 	$(BIN)/python benchmarks/replay_views.py
 	$(BIN)/python benchmarks/against_reference.py
 	$(BIN)/python benchmarks/render.py
+	$(BIN)/python benchmarks/notebook_size.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache .ruff_cache

@@ -1,20 +1,22 @@
-"""Where a user waits, beside the s16 reference runtime (``s16_reference.py``, a faithful runner of its workload)
-and honest floors: each case in a fresh process, interleaved with what it is measured against, medians printed
-with each target and whether it holds. Run it in the environment ``make lab`` builds (``make bench`` does): the
-lab's packages are what a kernel imports beside alp_nb.
+"""Where a user waits, beside the s16 reference runtime (``s16_reference.py``, a faithful runner of its workload):
+each case in a fresh process of the same kind on both sides, interleaved, medians printed with each target and
+whether it holds. Both sides run the reference's own workload: a fan-out in the phase ``Fanout``, call ``i``
+labelled ``item:NNNNN`` and asked ``Classify work item NNNNN``. Run it in the environment ``make lab`` builds
+(``make bench`` does): the lab's packages are what a kernel imports beside alp_nb.
 
-- **kernel**: a fresh Jupyter kernel's first cell, ``import alp_nb``, register a 2,000-call fan-out and
-  ``run_workflow_sync`` it (timed inside the cell), against the reference's whole process doing the same run;
-- **cli run / cli resume**: ``alp-nb workflow run`` of that fan-out and ``alp-nb workflow resume`` of it (every call
-  served from the journal), whole processes, against the reference's run and resume;
+- **kernel**: a fresh Jupyter kernel's first cell (imports included, timed inside the cell) running a 20-call
+  fan-out, against the same first cell of a fresh kernel running the reference's;
+- **cli run / cli resume**: ``alp-nb workflow run`` of a 2,000-call fan-out and ``alp-nb workflow resume`` of it
+  (every call served from the journal), whole processes, against the reference's run and resume;
 - **disk**: the bytes a 2,000-call run leaves in its store, against the reference's; the bytes one all-cached
   resume adds;
 - **start**: ``alp-nb runs list`` on a one-run store and ``alp-nb contract lint`` of a whole contract, against
-  ``alp-nb agent show worker``;
-- **views**: on a 100,000-call run, ``RunViewer`` against ``load_run`` (both in fresh processes, the step after
-  the imports), its timeline SVG, and ``plan_resume`` against the all-cached resume itself.
+  ``alp-nb agent show worker``.
 
-Run: ``python benchmarks/against_reference.py [--repeats R] [--calls N] [--view-calls N] [--cases a,b]``.
+Reading a run after the fact (``load_run``, ``RunViewer``, ``plan_resume``, ``compare_runs``, ``fork_run``) is
+measured against its floor in ``replay_load.py``.
+
+Run: ``python benchmarks/against_reference.py [--repeats R] [--calls N] [--kernel-calls N] [--cases a,b]``.
 """
 
 from __future__ import annotations
@@ -22,7 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -30,10 +31,6 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-
-from runtime_overhead import fanout_run
-
-from alp_nb.runtime import RunStore
 
 HERE = Path(__file__).resolve().parent
 REFERENCE = HERE / "s16_reference.py"
@@ -43,9 +40,11 @@ FANOUT = '''
 import alp_nb as alp
 
 
-@alp.saved_workflow(name="fanout", description="parallel fan-out")
+@alp.saved_workflow(name="fanout", description="parallel fan-out", phases=["Fanout"])
 async def fanout(ctx, args):
-    calls = [lambda i=i: ctx.agent(f"item {i}", label=f"item-{i}") for i in range(args["calls"])]
+    ctx.phase("Fanout")
+    calls = [lambda i=i: ctx.agent(f"Classify work item {i:05d}", label=f"item:{i:05d}")
+             for i in range(args["calls"])]
     return len(await ctx.parallel(calls))
 '''
 KERNEL_CELL = '''
@@ -55,23 +54,34 @@ import alp_nb as alp
 workflows = alp.WorkflowRegistry()
 
 async def fanout(ctx, args):
-    return len(await ctx.parallel([lambda i=i: ctx.agent(f"item {i}", label=f"item-{i}")
+    ctx.phase("Fanout")
+    return len(await ctx.parallel([lambda i=i: ctx.agent(f"Classify work item {i:05d}", label=f"item:{i:05d}")
                                    for i in range(args["calls"])]))
 
-workflows.register({"name": "fanout", "description": "parallel fan-out"}, fanout)
+workflows.register({"name": "fanout", "description": "parallel fan-out", "phases": ["Fanout"]}, fanout)
 run = alp.run_workflow_sync("fanout", {"calls": CALLS}, store=alp.RunStore(STORE), registry=workflows,
                             agent_cap=CALLS, runner=alp.MockAgentRunner())
 assert run.status == "completed", run.error
 print(time.perf_counter() - started)
 '''
+REFERENCE_CELL = '''
+import time
+started = time.perf_counter()
+import sys
+from concurrent.futures import ThreadPoolExecutor
+sys.path.insert(0, HERE)
+import s16_reference
+with ThreadPoolExecutor(1) as pool:  # off the kernel's running event loop, as run_workflow_sync runs
+    assert pool.submit(s16_reference.main, ["run", STORE, "CALLS"]).result() == 0
+print(time.perf_counter() - started)
+'''
+"""The reference's first cell: the same fan-out through its runner, its imports included."""
 CONTRACT = HERE.parent / "examples" / "contracts" / "flaky-test-quarantine-loop.json"
 """What ``contract lint`` reads: a whole contract, which every rule reads (a draft the schema refuses reads
 only LC001's)."""
-TARGETS = {"kernel": 1.0, "cli run": 1.0, "cli resume": 1.5, "disk": 1.5, "runs list": 1.0, "contract lint": 1.0,
-           "viewer": 1.5, "plan": 1.5}
+TARGETS = {"kernel": 1.0, "cli run": 1.0, "cli resume": 1.0, "disk": 1.5, "runs list": 1.0, "contract lint": 1.0}
 RESUME_GROWTH = 10_000
 """An all-cached resume may add at most this many bytes."""
-SVG_SECONDS = 1.0
 START_SLACK = 1.10
 """``runs list`` and ``contract lint`` "as fast as" ``agent show``: within 10 %, the noise of one process start."""
 
@@ -100,14 +110,13 @@ def store_bytes(store: Path) -> int:
 class Cases:
     """Each case returns (subject seconds, reference seconds) for one interleaved pair."""
 
-    def __init__(self, temp: Path, calls: int, view_calls: int) -> None:
-        self.temp, self.calls, self.view_calls = temp, calls, view_calls
+    def __init__(self, temp: Path, calls: int, kernel_calls: int) -> None:
+        self.temp, self.calls, self.kernel_calls = temp, calls, kernel_calls
         self.script = temp / "fanout.py"
         self.script.write_text(FANOUT)
         self.contract = CONTRACT
         self.count = 0
         self.disk: dict[str, list[int]] = {"alp": [], "ref": [], "alp resume": [], "ref resume": []}
-        self.svg: list[float] = []
 
     def fresh(self, name: str) -> Path:
         self.count += 1
@@ -124,22 +133,27 @@ class Cases:
     def ref(self, *words: str) -> list[str]:
         return [sys.executable, str(REFERENCE), *words]
 
-    def kernel(self) -> tuple[float, float]:
+    def first_cell(self, cell: str) -> float:
+        """The seconds a fresh kernel's first cell says it took."""
         from jupyter_client.manager import start_new_kernel
 
         manager, client = start_new_kernel(kernel_name="python3", env=env())
         try:
-            cell = KERNEL_CELL.replace("CALLS", str(self.calls)).replace("STORE", repr(str(self.fresh("kernel"))))
             printed: list[str] = []
             reply = client.execute_interactive(cell, timeout=120, output_hook=lambda message: printed.append(
                 message["content"].get("text", "")) if message["msg_type"] == "stream" else None)
             assert reply["content"]["status"] == "ok", reply["content"]
-            subject = float("".join(printed).split()[-1])
+            return float("".join(printed).split()[-1])
         finally:
             client.stop_channels()
             manager.shutdown_kernel(now=True)
-        store = self.fresh("ref")
-        return subject, wall(self.ref("run", str(store), str(self.calls)))
+
+    def kernel(self) -> tuple[float, float]:
+        def filled(cell: str) -> str:
+            store, here = repr(str(self.fresh("kernel"))), repr(str(HERE))
+            return cell.replace("CALLS", str(self.kernel_calls)).replace("STORE", store).replace("HERE", here)
+
+        return self.first_cell(filled(KERNEL_CELL)), self.first_cell(filled(REFERENCE_CELL))
 
     def cli_run(self) -> tuple[float, float]:
         alp, ref = self.fresh("alp"), self.fresh("ref")
@@ -176,95 +190,34 @@ class Cases:
         subject = time.perf_counter() - started
         return subject, wall([ALP_NB, "agent", "show", "worker"], cwd=self.temp)
 
-    def big_run(self) -> Path:
-        store = self.temp / "big"
-        if not store.exists():
-            fanout_run(RunStore(store), self.view_calls)
-        return store
-
-    def step(self, what: str, store: Path) -> float:
-        """The seconds of one step in a fresh process, after its imports."""
-        done = subprocess.run([sys.executable, __file__, "--child", what, str(store)], check=True,
-                              capture_output=True, text=True, env=env())
-        return float(done.stdout.split()[-1])
-
-    def viewer(self) -> tuple[float, float]:
-        store = self.big_run()
-        subject, reference = self.step("viewer", store), self.step("load", store)
-        self.svg.append(self.step("svg", store))
-        return subject, reference
-
-    def plan(self) -> tuple[float, float]:
-        store = self.big_run()
-        subject = self.step("plan", store)
-        copy = self.fresh("resumed")
-        shutil.copytree(store, copy)
-        return subject, self.step("resume", copy)
-
-
-def child(what: str, store: str) -> None:
-    """One step in this fresh process: its imports first, then the clock."""
-    sys.path.insert(0, str(HERE))
-    from runtime_overhead import REGISTRY
-
-    import alp_nb as alp
-    from alp_nb.replay import load_run
-    from alp_nb.viz.pictures.timeline_picture import run_timeline
-
-    if what == "viewer":
-        alp.RunViewer  # noqa: B018  the widget's imports (ipywidgets), before the clock
-    run_id = (Path(store) / "last_run.txt").read_text().strip()
-    started = time.perf_counter()
-    if what == "load":
-        load_run(store=store)
-    elif what == "viewer":
-        alp.RunViewer(load_run(store=store))
-    elif what == "svg":
-        record = load_run(store=store)
-        started = time.perf_counter()
-        run_timeline(record).to_svg()
-    elif what == "plan":
-        alp.plan_resume(store=store, registry=REGISTRY, agent_cap=10**6)  # the resume's own cap
-    elif what == "resume":
-        run = alp.run_workflow_sync("fanout", resume_from_run_id=run_id, store=store,
-                                    registry=REGISTRY, agent_cap=10**6, runner=alp.MockAgentRunner(tokens=10))
-        assert run.status == "completed", run.error
-    print(time.perf_counter() - started)
-
 
 CASES: dict[str, Callable[[Cases], tuple[float, float]]] = {
     "kernel": Cases.kernel, "cli run": Cases.cli_run, "cli resume": Cases.cli_resume,
-    "runs list": Cases.runs_list, "contract lint": Cases.contract_lint, "viewer": Cases.viewer, "plan": Cases.plan,
+    "runs list": Cases.runs_list, "contract lint": Cases.contract_lint,
 }
-AGAINST = {"kernel": "reference's whole run", "cli run": "reference run", "cli resume": "reference resume",
-           "runs list": "agent show", "contract lint": "agent show", "viewer": "load_run",
-           "plan": "the resume itself"}
+AGAINST = {"kernel": "reference's first cell", "cli run": "reference run", "cli resume": "reference resume",
+           "runs list": "agent show", "contract lint": "agent show"}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--calls", type=int, default=2000)
-    parser.add_argument("--view-calls", type=int, default=100_000)
+    parser.add_argument("--kernel-calls", type=int, default=20)
     parser.add_argument("--cases", default=",".join(CASES), help="which cases (default: all)")
-    parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     options = parser.parse_args()
-    if options.child:
-        child(*options.child)
-        return
     chosen = [name for name in CASES if name in options.cases.split(",")]
     with tempfile.TemporaryDirectory() as temp:
-        cases = Cases(Path(temp), options.calls, options.view_calls)
+        cases = Cases(Path(temp), options.calls, options.kernel_calls)
         for name in chosen:  # one unmeasured pair first: byte-compiled modules written, as on a user's machine
             CASES[name](cases)
         cases.disk = {side: [] for side in cases.disk}
-        cases.svg = []
         samples: dict[str, list[tuple[float, float]]] = {name: [] for name in chosen}
         for _ in range(options.repeats):
             for name in chosen:
                 samples[name].append(CASES[name](cases))
     print(f"medians of {options.repeats}, each in a fresh process, interleaved; a {options.calls:,}-call fan-out, "
-          f"views on {options.view_calls:,} calls")
+          f"the first kernel cell's of {options.kernel_calls:,} calls")
     print(f"{'case':<15}{'alp_nb ms':>10}{'against ms':>11}  {'against':<24}{'ratio':>7}{'target':>8}  holds")
     for name in chosen:
         subject = statistics.median(s for s, _ in samples[name])
@@ -281,10 +234,6 @@ def main() -> None:
         alp, ref = statistics.median(cases.disk["alp resume"]), statistics.median(cases.disk["ref resume"])
         print(f"{'resume adds':<15}{alp:>10,.0f} B{ref:>9,.0f} B  {'reference resume':<24}{'':>7}"
               f"{RESUME_GROWTH:>6,} B  {'yes' if alp < RESUME_GROWTH else 'NO'}")
-    if cases.svg:
-        svg = statistics.median(cases.svg)
-        print(f"{'timeline svg':<15}{svg * 1e3:>10.0f}{'':>11}  {'(absolute)':<24}{'':>7}{SVG_SECONDS * 1e3:>6.0f} ms"
-              f"  {'yes' if svg < SVG_SECONDS else 'NO'}")
 
 
 if __name__ == "__main__":

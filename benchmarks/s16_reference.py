@@ -7,11 +7,13 @@ empty snapshot made with O_EXCL, a flock on its lock file, the snapshot written 
 completion order (a fresh run truncates the journal, a resume appends), every call run through
 ``asyncio.to_thread`` under a limit of 8 at a time, the token budget from ``args``, its events printed one JSON
 line each (``async_launched``, ``task_started``, a progress line per call, ``task_notification``), the output
-file and ``last_run.txt``. Its workload is the benchmarks' fan-out: ``calls`` agent calls behind one gather, each
-answered by a mock that returns ``"mock answer to <label>"`` for 10 tokens.
+file and ``last_run.txt``. Its workload is the reference's own fan-out: ``calls`` agent calls behind one gather in
+the phase ``Fanout``, call ``i`` labelled ``item:NNNNN`` and asked ``Classify work item NNNNN``, each answered by a
+mock that returns ``"mock answer to <label>"`` for 10 tokens.
 
 Run: ``python benchmarks/s16_reference.py run STORE CALLS`` (prints the run id last) or
-``python benchmarks/s16_reference.py resume STORE CALLS RUN_ID`` (every call served from the journal).
+``python benchmarks/s16_reference.py resume STORE CALLS RUN_ID`` (every call served from the journal); in a
+notebook cell, ``main(["run", STORE, CALLS])`` off the kernel's event loop.
 """
 
 from __future__ import annotations
@@ -28,6 +30,15 @@ from pathlib import Path
 TOKENS = 10
 CONCURRENCY = 8
 NAME = "fanout"
+PHASE = "Fanout"
+
+
+def label_of(index: int) -> str:
+    return f"item:{index:05d}"
+
+
+def prompt_of(index: int) -> str:
+    return f"Classify work item {index:05d}"
 
 
 def key_of(label: str, prompt: str, schema: object = None) -> str:
@@ -66,7 +77,7 @@ class Run:
     async def agent(self, prompt: str, label: str) -> object:
         key = key_of(label, prompt)
         if key in self.journal:
-            item = {"type": "workflow_agent", "label": label, "phase": None, "status": "cached"}
+            item = {"type": "workflow_agent", "label": label, "phase": PHASE, "status": "cached"}
             self.progress.append(item)
             emit(item)
             return self.journal[key]
@@ -79,14 +90,14 @@ class Run:
         self.usage["tokens"] += tokens
         self.file.write(json.dumps({"key": key, "value": value}) + "\n")
         self.file.flush()
-        item = {"type": "workflow_agent", "label": label, "phase": None, "status": "done"}
+        item = {"type": "workflow_agent", "label": label, "phase": PHASE, "status": "done"}
         self.progress.append(item)
         emit(item)
         return value
 
 
 async def fanout(run: Run, calls: int) -> int:
-    values = await asyncio.gather(*(run.agent(f"item {i}", f"item-{i}") for i in range(calls)))
+    values = await asyncio.gather(*(run.agent(prompt_of(i), label_of(i)) for i in range(calls)))
     return len(values)
 
 

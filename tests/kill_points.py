@@ -6,8 +6,10 @@ half way through it (a torn line) or just after it. A fresh fork then resumes wh
 takes to finish. Each trial reports what the store holds at the end and every token the runner handed back, from a
 ledger the runner writes before it returns an answer (outside the store, so never a kill point).
 
-Run as a script (``python kill_points.py SCENARIO FOLDER``) so that the forks come from a fresh, single-threaded
-process: it prints one JSON object per trial, then the scenario's clean result.
+Run as a script (``python kill_points.py SCENARIO FOLDER [SEED]``) so that the forks come from a fresh,
+single-threaded process: it prints one JSON object per trial, then the scenario's clean result. Without a seed it
+kills at every write in every mode; with one, at every write in the one mode the seed turns to (see
+``kill_points``), a third of the trials.
 """
 
 from __future__ import annotations
@@ -112,44 +114,48 @@ def _in_child(work, *, kill_at: int | None = None, mode: str = "before", root: P
         os._exit(99)
 
 
-def _watch(kill_at: int | None, mode: str, root: str):
-    """Patch ``os.write`` and ``os.replace`` in this (child) process; a function saying how many store writes ran."""
-    real_write, real_replace = os.write, os.replace
-    seen = [0]
-    lock = threading.Lock()
+class _StoreWrites:
+    """Counts the writes to files under ``root`` and kills this process at write number ``kill_at``."""
 
-    def in_store(fd: int) -> bool:
+    def __init__(self, kill_at: int | None, mode: str, root: str) -> None:
+        self.kill_at, self.mode, self.root = kill_at, mode, root
+        self.seen = 0
+        self.lock = threading.Lock()
+        self.real_write, self.real_replace = os.write, os.replace
+
+    def _in_store(self, fd: int) -> bool:
         try:
-            return os.readlink(f"/proc/self/fd/{fd}").startswith(root)
+            return os.readlink(f"/proc/self/fd/{fd}").startswith(self.root)
         except OSError:
             return False
 
-    def point() -> bool:
-        with lock:
-            seen[0] += 1
-            return seen[0] == kill_at
+    def _is_kill_point(self) -> bool:
+        with self.lock:
+            self.seen += 1
+            return self.seen == self.kill_at
 
-    def die() -> None:
+    def write(self, fd, data):
+        if not self._in_store(fd) or not self._is_kill_point():
+            return self.real_write(fd, data)
+        if self.mode == "torn":
+            self.real_write(fd, bytes(data)[: max(1, len(data) // 2)])
+        elif self.mode == "after":
+            self.real_write(fd, data)
         os.kill(os.getpid(), signal.SIGKILL)
 
-    def write(fd, data):
-        if not in_store(fd) or not point():
-            return real_write(fd, data)
-        if mode == "torn":
-            real_write(fd, bytes(data)[: max(1, len(data) // 2)])
-        elif mode == "after":
-            real_write(fd, data)
-        die()
+    def replace(self, source, target, *args, **kwargs):
+        if not str(target).startswith(self.root) or not self._is_kill_point():
+            return self.real_replace(source, target, *args, **kwargs)
+        if self.mode == "after":
+            self.real_replace(source, target, *args, **kwargs)
+        os.kill(os.getpid(), signal.SIGKILL)
 
-    def replace(source, target, *args, **kwargs):
-        if not str(target).startswith(root) or not point():
-            return real_replace(source, target, *args, **kwargs)
-        if mode == "after":
-            real_replace(source, target, *args, **kwargs)
-        die()
 
-    os.write, os.replace = write, replace
-    return lambda: seen[0]
+def _watch(kill_at: int | None, mode: str, root: str):
+    """Patch ``os.write`` and ``os.replace`` in this (child) process; a function saying how many store writes ran."""
+    writes = _StoreWrites(kill_at, mode, root)
+    os.write, os.replace = writes.write, writes.replace
+    return lambda: writes.seen
 
 
 def _trial(scenario: str, folder: Path, kill_at: int, mode: str, source_store: Path | None,
@@ -199,7 +205,7 @@ def _interrupted_run(scenario: str, store: RunStore, ledger: Path) -> str:
     return store.run_ids()[0]
 
 
-def main(scenario: str, folder: Path) -> None:
+def main(scenario: str, folder: Path, seed: int | None) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     source_store, source = None, None
     if scenario == "fork":
@@ -216,19 +222,23 @@ def main(scenario: str, folder: Path) -> None:
                        root=probe_store.root)
     finished = [run_id for run_id in probe_store.run_ids() if probe_store.snapshot(run_id).status == "completed"]
     result = probe_store.read_output(finished[-1])
-    trial = 0
-    for kill_at in range(1, writes + 1):
-        for mode in MODES:
-            trial += 1
-            print(json.dumps(_trial(scenario, folder / f"trial-{trial}", kill_at, mode, source_store, source)),
-                  flush=True)
+    for trial, (kill_at, mode) in enumerate(kill_points(writes, seed), start=1):
+        print(json.dumps(_trial(scenario, folder / f"trial-{trial}", kill_at, mode, source_store, source)),
+              flush=True)
     print(json.dumps({"writes": writes, "clean_result": result}), flush=True)
+
+
+def kill_points(writes: int, seed: int | None) -> list[tuple[int, str]]:
+    """Every write in every mode; with a seed, every write in one mode, the modes turning by the seed (and the
+    first write, before which no run exists, in all three)."""
+    return [(kill_at, mode) for kill_at in range(1, writes + 1) for number, mode in enumerate(MODES)
+            if seed is None or kill_at == 1 or (kill_at + seed) % len(MODES) == number]
 
 
 if __name__ == "__main__":
     warnings.simplefilter("ignore")  # torn lines and lost lines are what the kills make: the trials report them
     try:
-        main(sys.argv[1], Path(sys.argv[2]))
+        main(sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else None)
     except WorkflowInputError as error:
         print(json.dumps({"error": error.message}))
         sys.exit(1)

@@ -128,66 +128,75 @@ async def asks_new_questions(ctx, args):
     return [await ctx.agent(f"new question {i}", label=f"q{i}") for i in range(4)]
 
 
+async def fanout(ctx, args):
+    count = args.get("calls", 5)
+    values = await ctx.parallel([lambda i=i: ctx.agent(f"item {i}", label=f"item-{i}") for i in range(count)])
+    return {"values": values}
+
+
+async def staged(ctx, args):
+    ctx.phase("Stage")
+
+    async def first(_previous, item, index):
+        return await ctx.agent(f"first {item}", label=f"first-{item}")
+
+    async def second(previous, item, index):
+        return f"{await ctx.agent(f'second {item} after {previous}', label=f'second-{item}')}#{index}"
+
+    return await ctx.pipeline(args.get("items", ["a", "b", "c"]), first, second)
+
+
+async def child(ctx, args):
+    ctx.phase("Child")
+    return await ctx.agent(f"child {args.get('topic', '')}", label="child-call")
+
+
+async def parent(ctx, args):
+    ctx.phase("Parent")
+    own = await ctx.agent("parent call", label="parent-call")
+    nested = await ctx.workflow("child", {"topic": "x"})
+    return {"own": own, "nested": nested}
+
+
+async def grandparent(ctx, args):
+    return await ctx.workflow("parent", {})
+
+
+async def sequence(ctx, args):
+    return [await ctx.agent(f"step {i}", label=f"step-{i}") for i in range(args.get("calls", 3))]
+
+
+async def twice(ctx, args):
+    """The same call made ``times`` times, one after another."""
+    return [await ctx.agent("same prompt", label="same") for _ in range(args.get("times", 2))]
+
+
+async def checked(ctx, args):
+    """One call whose answer must match OK_SCHEMA (the retry-crash test)."""
+    return await ctx.agent("check it", schema=OK_SCHEMA, label="check")
+
+
+async def crash(ctx, args):
+    """CRASH_CALLS independent calls behind one barrier (the SIGKILL test)."""
+    ctx.phase("Fan-out")
+    values = await ctx.parallel([lambda i=i: ctx.agent(f"crash item {i}", label=f"crash-{i}")
+                                 for i in range(CRASH_CALLS)])
+    return {"values": values}
+
+
+async def mixed(ctx, args):
+    """MIXED_CALLS calls: half side by side in one phase, half one after another in the next (a run to kill
+    at any instant, with calls asked and not yet answered in either)."""
+    ctx.phase("Fan")
+    half = MIXED_CALLS // 2
+    fanned = await ctx.parallel([lambda i=i: ctx.agent(f"fan {i}", label=f"fan-{i}") for i in range(half)])
+    ctx.phase("Chain")
+    return fanned + [await ctx.agent(f"chain {i}", label=f"chain-{i}") for i in range(half)]
+
+
 def registry() -> WorkflowRegistry:
     """Workflows exercising each primitive; every call's label says where it comes from."""
     workflows = WorkflowRegistry()
-
-    async def fanout(ctx, args):
-        count = args.get("calls", 5)
-        values = await ctx.parallel([lambda i=i: ctx.agent(f"item {i}", label=f"item-{i}") for i in range(count)])
-        return {"values": values}
-
-    async def staged(ctx, args):
-        ctx.phase("Stage")
-
-        async def first(_previous, item, index):
-            return await ctx.agent(f"first {item}", label=f"first-{item}")
-
-        async def second(previous, item, index):
-            return f"{await ctx.agent(f'second {item} after {previous}', label=f'second-{item}')}#{index}"
-
-        return await ctx.pipeline(args.get("items", ["a", "b", "c"]), first, second)
-
-    async def child(ctx, args):
-        ctx.phase("Child")
-        return await ctx.agent(f"child {args.get('topic', '')}", label="child-call")
-
-    async def parent(ctx, args):
-        ctx.phase("Parent")
-        own = await ctx.agent("parent call", label="parent-call")
-        nested = await ctx.workflow("child", {"topic": "x"})
-        return {"own": own, "nested": nested}
-
-    async def grandparent(ctx, args):
-        return await ctx.workflow("parent", {})
-
-    async def sequence(ctx, args):
-        return [await ctx.agent(f"step {i}", label=f"step-{i}") for i in range(args.get("calls", 3))]
-
-    async def twice(ctx, args):
-        """The same call made ``times`` times, one after another."""
-        return [await ctx.agent("same prompt", label="same") for _ in range(args.get("times", 2))]
-
-    async def checked(ctx, args):
-        """One call whose answer must match OK_SCHEMA (the retry-crash test)."""
-        return await ctx.agent("check it", schema=OK_SCHEMA, label="check")
-
-    async def crash(ctx, args):
-        """CRASH_CALLS independent calls behind one barrier (the SIGKILL test)."""
-        ctx.phase("Fan-out")
-        values = await ctx.parallel([lambda i=i: ctx.agent(f"crash item {i}", label=f"crash-{i}")
-                                     for i in range(CRASH_CALLS)])
-        return {"values": values}
-
-    async def mixed(ctx, args):
-        """MIXED_CALLS calls: half side by side in one phase, half one after another in the next (a run to kill
-        at any instant, with calls asked and not yet answered in either)."""
-        ctx.phase("Fan")
-        half = MIXED_CALLS // 2
-        fanned = await ctx.parallel([lambda i=i: ctx.agent(f"fan {i}", label=f"fan-{i}") for i in range(half)])
-        ctx.phase("Chain")
-        return fanned + [await ctx.agent(f"chain {i}", label=f"chain-{i}") for i in range(half)]
-
     for name, script, phases in (("fanout", fanout, ()), ("mixed", mixed, ("Fan", "Chain")),
                                  ("staged", staged, ("Stage",)), ("child", child, ()),
                                  ("parent", parent, ()), ("grandparent", grandparent, ()),
@@ -402,6 +411,20 @@ class SlowRunner:
         return RunnerOutput(f"answer to {label}", 3)
 
 
+class GatedRunner:
+    """An async runner that answers its Nth call once the file ``go-N`` is in ``folder``: a test lets a run go
+    one call at a time, whatever the machine's speed."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder, self.asked = folder, 0
+
+    async def run(self, prompt, schema, label):
+        self.asked += 1
+        while not (self.folder / f"go-{self.asked}").exists():
+            await asyncio.sleep(0.005)
+        return RunnerOutput(f"answer to {label}", 3)
+
+
 class LoggingRunner(MockAgentRunner):
     """The mock, appending every label it is asked to a file (so another process can see the calls)."""
 
@@ -434,57 +457,104 @@ def fill_disk_after(folder: Path, room: int, kinds: list[str]) -> None:
     os.write = write
 
 
+def _die(store, folder, argv):
+    asyncio.run(run_workflow("review-changes", {"changes": "rename parse() to load()"}, store=store,
+                             runner=DiesAfter(KILLED_AFTER)))
+
+
+def _cli(store, folder, argv):
+    from alp_nb.cli import main as cli
+
+    DEFAULT_REGISTRY.register({"name": "wait-once", "description": "waits", "phases": ["Wait"]}, wait_once)
+    sys.exit(cli(argv[2:]))
+
+
+def _launch_then_hang(store, folder, argv):
+    asyncio.run(run_workflow("crash", store=store, registry=registry(),
+                             runner=HangingRunner(HANG_AFTER, folder / "hanging.marker")))
+
+
+def _resume(store, folder, argv):
+    run = asyncio.run(run_workflow("crash", None, argv[2], store=store, registry=registry(),
+                                   runner=LoggingRunner(folder / "resume-calls.log")))
+    print(json.dumps(run.to_json()))
+
+
+def _block(store, folder, argv):
+    asyncio.run(run_workflow("sequence", store=store, registry=registry(),
+                             runner=BlockingRunner(folder / "blocking.marker")))
+
+
+def _print_refusal(refusal: WorkflowInputError) -> None:
+    print(json.dumps({"refused": {"code": refusal.code, "message": refusal.message}}))
+
+
+def _retry(store, folder, argv):
+    runner = HangsInRetry(folder / "handed-back.log", folder / "retrying.marker")
+    resume = argv[2] if len(argv) > 2 else None
+    try:
+        run = asyncio.run(run_workflow("checked", None if resume else {"budget": RETRY_BUDGET}, resume,
+                                       store=store, registry=registry(), runner=runner))
+    except WorkflowInputError as refusal:
+        _print_refusal(refusal)
+        return
+    print(json.dumps(run.to_json()))
+
+
+def _hand_back(store, folder, argv):
+    resume = argv[2] if len(argv) > 2 else None
+    try:
+        asyncio.run(run_workflow("sequence", None if resume else {"calls": 20, "budget": KILL_BUDGET}, resume,
+                                 store=store, registry=registry(), runner=HandsBackThenDies(folder / "ledger")))
+    except WorkflowInputError as refusal:
+        _print_refusal(refusal)
+
+
+def _full_disk(store, folder, argv):
+    fill_disk_after(folder, int(argv[2]), argv[3].split(","))
+    from alp_nb.cli import main as cli
+
+    sys.exit(cli(argv[4:]))
+
+
+def _slow(store, folder, argv):
+    asyncio.run(run_workflow("sequence", {"calls": SLOW_CALLS}, store=store, registry=registry(),
+                             runner=SlowRunner()))
+
+
+def _gated(store, folder, argv):
+    asyncio.run(run_workflow("sequence", {"calls": SLOW_CALLS}, store=store, registry=registry(),
+                             runner=GatedRunner(folder)))
+
+
+def _slow_mixed(store, folder, argv):
+    asyncio.run(run_workflow("mixed", store=store, registry=registry(), runner=SlowRunner()))
+
+
+def _hold(store, folder, argv):
+    asyncio.run(run_workflow("crash", None, argv[2], store=store, registry=registry(),
+                             runner=HangingRunner(0, folder / "holding.marker")))
+
+
+MODES = {
+    "die": _die,  # a review that dies after KILLED_AFTER calls
+    "cli": _cli,  # `alp-nb ARG...` with wait-once registered
+    "launch": _launch_then_hang,  # journal HANG_AFTER calls, then hang until killed
+    "resume": _resume,
+    "block": _block,  # a run stopped by Ctrl-C while its runner blocks in a thread
+    "retry": _retry,  # launch (or resume) `checked`, killed by the test while its retry hangs
+    "hand-back": _hand_back,  # `sequence` of 20 calls under a budget of KILL_BUDGET; loses an answer, then dies
+    "full-disk": _full_disk,  # `alp-nb ARG...` on a disk that fills after BYTES bytes of the FILES named
+    "slow": _slow,  # `sequence` of SLOW_CALLS calls, each answer SLOW_SECONDS in coming: a run to follow
+    "gated": _gated,  # `sequence` of SLOW_CALLS calls, each answered once the test lets it (GatedRunner)
+    "slow-mixed": _slow_mixed,  # `mixed`, each answer SLOW_SECONDS in coming: a run to kill at a random instant
+    "hold": _hold,  # resume and hang on the first new call, holding the run's lock
+}
+"""What this file does when run as ``python runtime_support.py STORE MODE ARG...``."""
+
+
 def main(argv: list[str]) -> None:
-    store, mode = RunStore(argv[0]), argv[1]
-    folder = Path(argv[0])
-    if mode == "die":
-        asyncio.run(run_workflow("review-changes", {"changes": "rename parse() to load()"}, store=store,
-                                 runner=DiesAfter(KILLED_AFTER)))
-    elif mode == "cli":
-        from alp_nb.cli import main as cli
-
-        DEFAULT_REGISTRY.register({"name": "wait-once", "description": "waits", "phases": ["Wait"]}, wait_once)
-        sys.exit(cli(argv[2:]))
-    elif mode == "launch":  # journal HANG_AFTER calls, then hang until killed
-        asyncio.run(run_workflow("crash", store=store, registry=registry(),
-                                 runner=HangingRunner(HANG_AFTER, folder / "hanging.marker")))
-    elif mode == "resume":
-        run = asyncio.run(run_workflow("crash", None, argv[2], store=store, registry=registry(),
-                                       runner=LoggingRunner(folder / "resume-calls.log")))
-        print(json.dumps(run.to_json()))
-    elif mode == "block":  # a run stopped by Ctrl-C while its runner blocks in a thread
-        asyncio.run(run_workflow("sequence", store=store, registry=registry(),
-                                 runner=BlockingRunner(folder / "blocking.marker")))
-    elif mode == "retry":  # launch (or resume) `checked`, killed by the test while its retry hangs
-        runner = HangsInRetry(folder / "handed-back.log", folder / "retrying.marker")
-        resume = argv[2] if len(argv) > 2 else None
-        try:
-            run = asyncio.run(run_workflow("checked", None if resume else {"budget": RETRY_BUDGET}, resume,
-                                           store=store, registry=registry(), runner=runner))
-        except WorkflowInputError as refusal:
-            print(json.dumps({"refused": {"code": refusal.code, "message": refusal.message}}))
-            return
-        print(json.dumps(run.to_json()))
-    elif mode == "hand-back":  # `sequence` of 20 calls under a budget of KILL_BUDGET; loses an answer, then dies
-        resume = argv[2] if len(argv) > 2 else None
-        try:
-            asyncio.run(run_workflow("sequence", None if resume else {"calls": 20, "budget": KILL_BUDGET}, resume,
-                                     store=store, registry=registry(), runner=HandsBackThenDies(folder / "ledger")))
-        except WorkflowInputError as refusal:
-            print(json.dumps({"refused": {"code": refusal.code, "message": refusal.message}}))
-    elif mode == "full-disk":  # `alp-nb ARG...` on a disk that fills after BYTES bytes of the FILES named
-        fill_disk_after(folder, int(argv[2]), argv[3].split(","))
-        from alp_nb.cli import main as cli
-
-        sys.exit(cli(argv[4:]))
-    elif mode == "slow":  # `sequence` of SLOW_CALLS calls, each answer SLOW_SECONDS in coming: a run to follow
-        asyncio.run(run_workflow("sequence", {"calls": SLOW_CALLS}, store=store, registry=registry(),
-                                 runner=SlowRunner()))
-    elif mode == "slow-mixed":  # `mixed`, each answer SLOW_SECONDS in coming: a run to kill at a random instant
-        asyncio.run(run_workflow("mixed", store=store, registry=registry(), runner=SlowRunner()))
-    elif mode == "hold":  # resume and hang on the first new call, holding the run's lock
-        asyncio.run(run_workflow("crash", None, argv[2], store=store, registry=registry(),
-                                 runner=HangingRunner(0, folder / "holding.marker")))
+    MODES[argv[1]](RunStore(argv[0]), Path(argv[0]), argv)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import random
 import shutil
 import signal
 import subprocess
@@ -21,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from kill_seed import VARIABLE, kill_seed
 
 import alp_nb
 import alp_nb.loops.lint
@@ -134,12 +136,12 @@ if target < 0:
 """A ``sitecustomize`` that sends the process a SIGINT at the given line of alp_nb's code that it runs once its
 first statement has put the command's Ctrl-C handler in place (or, for a target below 0, says how many such
 lines the command ran)."""
-STARTS = 48
+STARTS = 16
 
 
 def test_a_sigint_at_any_line_of_alp_nb_as_the_command_starts_prints_one_line_and_exits_130(tmp_path):
-    """``alp-nb agent list``, as its console script runs it, interrupted at 48 points spread over the lines of
-    alp_nb it runs in its first part: the package's and the command line's imports, parsing, the group's import."""
+    """``alp-nb agent list``, as its console script runs it, interrupted at 16 lines drawn by a seed from the lines
+    of alp_nb it runs in its first part: the package's and the command line's imports, parsing, the group's import."""
     (tmp_path / "sitecustomize.py").write_text(KILL_AT_LINE)
     script = shutil.which("alp-nb", path=str(Path(sys.executable).parent))
     assert script is not None, "the alp-nb console script is not installed beside this Python"
@@ -153,7 +155,8 @@ def test_a_sigint_at_any_line_of_alp_nb_as_the_command_starts_prints_one_line_an
     assert counted.returncode == 0, counted.stderr
     lines = int(counted.stderr.rsplit("lines ", 1)[1])
     first_part = lines // 2  # up to about the command's own work: the imports and the start come first
-    for at in sorted({1 + first_part * n // STARTS for n in range(STARTS)}):
+    seed = kill_seed()
+    for at in sorted(random.Random(seed).sample(range(1, first_part + 1), STARTS)):
         finished = started(at)
         assert (finished.returncode, finished.stdout, finished.stderr) == (130, "", "alp-nb: interrupted\n"), (
-            f"a SIGINT at line {at} of {lines}: {finished.stderr[-800:]}")
+            f"a SIGINT at line {at} of {lines} ({VARIABLE}={seed}): {finished.stderr[-800:]}")

@@ -11,6 +11,10 @@ from runtime_support import FailingRunner, journal_records, launch, sealed_line
 
 from alp_nb.replay import load_run
 from alp_nb.runtime import MockAgentRunner, RunnerOutput, WorkflowInputError, read_journal
+from alp_nb.runtime.journal import writer as journal_writer
+
+ANSWER_SECONDS = 2.0
+"""How long each answer of ``InvalidThenValid`` takes, on the journal's faked clock (``clock``)."""
 
 
 def raw_lines(store, run_id):
@@ -21,16 +25,36 @@ def rewrite(store, run_id, records):
     store.paths(run_id).journal.write_text("".join(sealed_line(record) for record in records))
 
 
+class JournalClock:
+    """The journal writer's clock, faked: it stands still until a runner moves it on, so the times a journal holds
+    are known exactly, whatever the machine's speed."""
+
+    def __init__(self) -> None:
+        self.now = 1_700_000_000.0
+
+    def time(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch) -> JournalClock:
+    fake = JournalClock()
+    monkeypatch.setattr(journal_writer, "time", fake)
+    return fake
+
+
 class InvalidThenValid:
-    """Answers ``check`` with output failing its schema, then with output that fits (one retry)."""
+    """Answers ``check`` with output failing its schema, then with output that fits (one retry); each answer takes
+    ANSWER_SECONDS on ``clock``."""
 
     blocking = False
 
-    def __init__(self):
+    def __init__(self, clock: JournalClock):
+        self.clock = clock
         self.answers = [{"ok": "yes"}, {"ok": True}]
 
     def run(self, prompt, schema, label):
-        time.sleep(0.002)
+        self.clock.now += ANSWER_SECONDS
         return RunnerOutput(self.answers.pop(0), 5)
 
 
@@ -55,13 +79,13 @@ def test_only_a_writers_first_line_carries_the_epoch_and_every_time_counts_from_
     assert calls[-1]["ended"] <= time.time() and calls[0]["started"] == pytest.approx(lines[0]["epoch"])
 
 
-def test_a_retried_call_started_when_it_was_first_asked(store):
-    run = launch("checked", store, runner=InvalidThenValid())
+def test_a_retried_call_started_when_it_was_first_asked(store, clock):
+    run = launch("checked", store, runner=InvalidThenValid(clock))
     ask, retried, again, kept = raw_lines(store, run.run_id)
     assert (retried["reason"], again["attempts"], kept["ask"]) == ("retried", 2, again["seq"])
     call = read_journal(store.paths(run.run_id).journal, keep_entries=True).entries[0]
     assert call.attempts == 2 and call.started == pytest.approx(ask["epoch"] + ask["at"], abs=1e-6)
-    assert call.ended - call.started >= 0.004  # both answers, not only the second
+    assert call.ended - call.started == pytest.approx(2 * ANSWER_SECONDS)  # both answers, not only the second
 
 
 def test_an_answer_whose_ask_line_was_deleted_is_refused_naming_it(store):
@@ -113,8 +137,8 @@ def test_a_malformed_v4_line_is_refused_naming_its_line_and_field(store, line, f
     assert refused.value.message.endswith(f"line {line + 1}: {problem}")
 
 
-def test_a_v4_answer_is_shown_with_its_calls_schema_read_from_its_ask(store):
-    run = launch("checked", store, runner=InvalidThenValid())
+def test_a_v4_answer_is_shown_with_its_calls_schema_read_from_its_ask(store, clock):
+    run = launch("checked", store, runner=InvalidThenValid(clock))
     entry = load_run(run.run_id, store=store).entry(1)
     assert (entry.label, entry.prompt, entry.attempts) == ("check", "check it", 2)
     assert entry.to_json()["schema"]["required"] == ["ok"] and entry.started < entry.ended

@@ -86,3 +86,11 @@ def test_a_call_asked_with_another_prompt_and_answered_the_same_is_a_changed_pro
     assert comparison.counts["changed prompt"] == 1 and comparison.result_diff == ""
     assert "[changed prompt] first-a: prompt changed" in render(comparison, "text")
     assert "changed prompt</span>" in render(comparison, "html")
+
+
+def test_a_fork_keeps_to_the_agent_cap_it_is_given_as_a_resume_does(store):
+    source = launch("fanout", store, args={"calls": 3})
+    capped = fork_run(source.run_id, {"item-0": "x"}, store=store, registry=registry(), agent_cap=2)
+    assert capped.status == "failed" and capped.error.startswith("agent cap of 2 distinct calls reached"), capped.error
+    uncapped = fork_run(source.run_id, {"item-0": "x"}, store=store, registry=registry(), agent_cap=3)
+    assert uncapped.status == "completed" and len(uncapped.journal) == 3

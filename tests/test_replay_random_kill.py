@@ -2,8 +2,8 @@
 viewer steps through, the usage, the list of runs, the text `workflow show` prints, the viewer widget and the
 plan of its resume all count the same calls, answered and asked-but-never-answered alike.
 
-The instants are drawn (seeded, so a failure can be run again) over the whole life of the writer's process:
-before its run exists, while calls side by side are out, between one call and the next, after it ends.
+The instants are points in the writer's life, not times: as it starts, once its journal holds a number of lines
+drawn by a seed (``kill_seed.py``; while calls side by side are out, between one call and the next), after it ends.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import time
 from collections import Counter
 
 import pytest
+from kill_seed import VARIABLE, kill_seed
 from runtime_support import MIXED_CALLS, SUPPORT, registry
 
 from alp_nb.replay import list_runs, load_run, plan_resume
@@ -25,21 +26,24 @@ from alp_nb.widgets import RunViewer
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="SIGKILL")
 KILLS = 8
-SEED = 1902
 
 
-def killed_at(store: RunStore, after: float) -> None:
-    """The `slow-mixed` writer, SIGKILLed ``after`` seconds once its run's first snapshot is there (or while it
-    starts, for a negative ``after``)."""
+def killed_at(store: RunStore, lines: int | None) -> None:
+    """The `slow-mixed` writer, SIGKILLed as soon as its journal holds ``lines`` lines (at once for a negative
+    ``lines``, once it has ended for None): the instant is a point in the run, whatever the machine's speed."""
     process = subprocess.Popen([sys.executable, SUPPORT, str(store.root), "slow-mixed"])
-    started = time.monotonic()
-    if after >= 0:
-        while (not store.root.is_dir() or not store.run_ids()) and process.poll() is None:
-            assert time.monotonic() - started < 30, "the writer never started its run"
-            time.sleep(0.002)
-    time.sleep(abs(after))
+    if lines is None:
+        process.wait(timeout=60)
+    while lines is not None and lines >= 0 and process.poll() is None and journal_length(store) < lines:
+        time.sleep(0.002)
     process.send_signal(signal.SIGKILL)
     process.wait(timeout=30)
+
+
+def journal_length(store: RunStore) -> int:
+    run_ids = store.run_ids() if store.root.is_dir() else []
+    journal = store.paths(run_ids[0]).journal if run_ids else None
+    return journal.read_bytes().count(b"\n") if journal is not None and journal.exists() else 0
 
 
 def views_of(store: RunStore, run_id: str) -> dict[str, tuple[int, int]]:
@@ -70,13 +74,15 @@ def views_of(store: RunStore, run_id: str) -> dict[str, tuple[int, int]]:
 
 
 def test_a_run_killed_at_a_random_instant_counts_the_same_calls_in_every_view(tmp_path):
-    draw = random.Random(SEED)
-    instants = [-draw.uniform(0, 0.5)] + [draw.uniform(0, 1.6) for _ in range(KILLS - 1)]
+    seed = kill_seed()
+    draw = random.Random(seed)
+    instants = [-1, 1, None] + [draw.randrange(1, 2 * MIXED_CALLS + 1) for _ in range(KILLS - 3)]
     seen_states = set()
-    for number, after in enumerate(instants):
+    for number, lines in enumerate(instants):
         store = RunStore(tmp_path / f"kill-{number}")
-        killed_at(store, after)
-        where = f"killed {after:+.3f}s after the run began (seed {SEED})"
+        killed_at(store, lines)
+        where = f"killed at {'once started' if lines == -1 else 'its end' if lines is None else f'line {lines}'}"
+        where += f" ({VARIABLE}={seed})"
         if not store.root.is_dir() or not store.run_ids():
             seen_states.add("no run")
             continue
@@ -85,4 +91,5 @@ def test_a_run_killed_at_a_random_instant_counts_the_same_calls_in_every_view(tm
         assert len(set(views.values())) == 1, f"{where}: {views}"
         answered, unanswered = views["journal"]
         seen_states.add("completed" if answered == MIXED_CALLS else "asks out" if unanswered else "between calls")
-    assert {"asks out", "completed"} <= seen_states, seen_states  # the draw reached both ends of a run
+    # its first ask leaves the fan-out's asks out (their answers take SLOW_SECONDS / 2 or more); the last, the end
+    assert {"asks out", "completed"} <= seen_states, seen_states

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-import time
 from types import SimpleNamespace
 
 import pytest
@@ -47,14 +46,17 @@ class _SyncClient:
         self.active = 0
         self.peak = 0
         self._lock = threading.Lock()
+        self._overlapped = threading.Event()
 
     def create(self, **request):
         with self._lock:
             self.active += 1
             self.peak = max(self.peak, self.active)
-        deadline = time.monotonic() + 0.3  # wait (bounded) for the sibling call to overlap this one
-        while time.monotonic() < deadline and self.peak < 2:
-            time.sleep(0.005)
+            if self.active == 2:
+                self._overlapped.set()
+        # block until the sibling call is made too, as it is unless this call blocks the event loop; the
+        # generous timeout only keeps a blocked loop from hanging the test (it then fails, peak 1)
+        self._overlapped.wait(timeout=60)
         with self._lock:
             self.active -= 1
         return SimpleNamespace(content=[SimpleNamespace(type="text", text="ok")],

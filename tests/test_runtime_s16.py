@@ -9,7 +9,7 @@ import asyncio
 import hashlib
 import json
 import os
-import time
+import threading
 
 import pytest
 from runtime_support import CountingRunner, FailingRunner, journal_records, launch
@@ -161,19 +161,33 @@ def test_s16_defect_4_snapshot_and_last_run_are_current_during_the_run_and_a_dea
 
 
 def test_s16_defect_5_a_failure_in_parallel_stops_siblings_from_being_journaled_later(store):
+    failed = threading.Event()
+
     class Blocking:
-        """A sync runner (so each call runs in a thread, as s16's did)."""
+        """A sync runner (so each call runs in a thread, as s16's did): item-0 fails at once, the others answer
+        only once the run has seen that failure (the step in which it cancels them), whatever the machine's speed."""
+
+        def __init__(self):
+            self.threads = []
 
         def run(self, prompt, schema, label):
+            self.threads.append(threading.current_thread())
             if label == "item-0":
                 raise RuntimeError("first call failed")
-            time.sleep(0.2)
+            failed.wait(timeout=60)  # a safety net: the failure is seen at once unless the run is broken
             return RunnerOutput(label, 1)
 
-    result = launch("fanout", store, args={"calls": 3}, runner=Blocking())
+    def on_event(event):
+        if event["type"] == "workflow_agent" and event["status"] == "failed":
+            failed.set()
+
+    runner = Blocking()
+    result = launch("fanout", store, args={"calls": 3}, runner=runner, on_event=on_event)
     assert result.status == "failed"
     journal = store.paths(result.run_id).journal.read_text()
-    time.sleep(0.4)  # nothing may reach the journal after the run returned
+    for thread in runner.threads:  # every runner call has ended: nothing may reach the journal after the run returned
+        thread.join(timeout=60)
+    assert not any(thread.is_alive() for thread in runner.threads)
     assert store.paths(result.run_id).journal.read_text() == journal
     # the siblings' threads could not be stopped: the run waited for their answers and recorded them as spent
     spent = sorted((line["label"], line["reason"], line["tokens"]) for line in journal_records(store, result.run_id))

@@ -2,8 +2,10 @@
 never be resumed; and after it every token the runner handed back is on disk or reserved as unknown spend.
 
 ``kill_points.py`` kills a run at every write of its store (each journal and events append, each rename of a whole
-file, a fork's copied journal included), before the write, half way through it and after it, then resumes it in a
-fresh process until it finishes. Each scenario runs in a process of its own, so the forks start single-threaded.
+file, a fork's copied journal included), then resumes it in a fresh process until it finishes. Each write is killed
+one of three ways: before the write, half way through it or after it, the ways taking turns from one write to the
+next from where a seed (``kill_seed.py``) starts them; the first write all three ways. Each scenario runs in a
+process of its own, so the forks start single-threaded.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from kill_seed import VARIABLE, kill_seed
 
 from alp_nb.replay import list_runs
 from alp_nb.runtime import RunStore, WorkflowInputError
@@ -22,9 +25,9 @@ HARNESS = str(Path(__file__).with_name("kill_points.py"))
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="fork, SIGKILL and /proc/self/fd")
 
 
-def killed_everywhere(scenario: str, folder: Path) -> tuple[list[dict], dict]:
-    finished = subprocess.run([sys.executable, HARNESS, scenario, str(folder)], capture_output=True, text=True,
-                              timeout=600, cwd=Path(HARNESS).parent)
+def killed_everywhere(scenario: str, folder: Path, seed: int) -> tuple[list[dict], dict]:
+    finished = subprocess.run([sys.executable, HARNESS, scenario, str(folder), str(seed)], capture_output=True,
+                              text=True, timeout=600, cwd=Path(HARNESS).parent)
     assert finished.returncode == 0, finished.stdout[-2000:] + finished.stderr[-2000:]
     *trials, summary = (json.loads(line) for line in finished.stdout.splitlines())
     return trials, summary
@@ -32,11 +35,12 @@ def killed_everywhere(scenario: str, folder: Path) -> tuple[list[dict], dict]:
 
 @pytest.mark.parametrize("scenario", ["inline", "threads", "fork", "resume"])
 def test_a_sigkill_at_every_write_of_the_store_leaves_a_run_that_resumes_to_the_clean_result(tmp_path, scenario):
-    trials, summary = killed_everywhere(scenario, tmp_path)
-    assert summary["writes"] >= 15 and len(trials) == 3 * summary["writes"]
+    seed = kill_seed()
+    trials, summary = killed_everywhere(scenario, tmp_path, seed)
+    assert summary["writes"] >= 15 and len(trials) == summary["writes"] + 2  # each write once, the first thrice
     assert all(trial["killed"] for trial in trials)
     for trial in trials:
-        where = f"killed {trial['mode']} write {trial['kill_at']}"
+        where = f"killed {trial['mode']} write {trial['kill_at']} ({VARIABLE}={seed})"
         assert (trial["status"], trial["result"]) == ("completed", summary["clean_result"]), where
         assert set(trial["listed"]) == {"completed"}, where  # never `unreadable`, never left `running`
         assert trial["keys_journaled_twice"] == 0, where

@@ -22,7 +22,6 @@ from .catalog import REASONING_EFFORTS, TOOL_CATALOG
 
 AGENT_FILE_NAME = "agent.yaml"
 AGENT_FILE_MAX_BYTES = 32 * 1024
-AGENT_FILE_SCHEMA_VERSION = 1
 MAX_WORKFLOW_STATES = 12
 
 HouseRules = Literal["none", "code-native", "code-native+craft"]

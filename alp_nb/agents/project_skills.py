@@ -44,24 +44,10 @@ def resolve_project_skills(
     issues: list[str] = []
     entries = sorted(os.scandir(skills_dir), key=lambda entry: entry.name)
     for entry in entries:
-        kind: Literal["directory", "symlink", "skillref"]
-        name = entry.name
         try:
-            if entry.is_symlink():
-                kind, target, allowed = "symlink", _follow_link(entry.path), link_roots
-            elif entry.is_dir():
-                kind, target, allowed = "directory", os.path.realpath(entry.path), [own_root]
-            elif entry.name.endswith(SKILLREF_SUFFIX) and entry.is_file():
-                name = entry.name.removesuffix(SKILLREF_SUFFIX)
-                kind, target, allowed = "skillref", _read_skillref(Path(entry.path), skills_dir), link_roots
-            else:
-                raise _Refused(f"a loose file; a project skill is a directory, a symlink or a "
-                               f"`<name>{SKILLREF_SUFFIX}` file")
-            _check_target(target, allowed)
+            bindings.append(_bind_entry(entry, skills_dir, own_root, link_roots))
         except _Refused as refused:
             issues.append(f"skills/{entry.name}: {refused}")
-        else:
-            bindings.append(SkillBinding(name=name, kind=kind, path=target))
     skills = len(entries)
     if skills > MAX_SKILLS_PER_AGENT:
         issues.append(f"skills/ holds {skills} skills, over the limit of {MAX_SKILLS_PER_AGENT}")
@@ -70,6 +56,24 @@ def resolve_project_skills(
 
 class _Refused(Exception):
     """Why one ``skills/`` entry binds nothing; always caught above and reported as an issue."""
+
+
+def _bind_entry(entry: os.DirEntry[str], skills_dir: Path, own_root: str, link_roots: list[str]) -> SkillBinding:
+    """The skill one ``skills/`` entry binds: each kind of entry may only land in its own allowed roots."""
+    kind: Literal["directory", "symlink", "skillref"]
+    name = entry.name
+    if entry.is_symlink():
+        kind, target, allowed = "symlink", _follow_link(entry.path), link_roots
+    elif entry.is_dir():
+        kind, target, allowed = "directory", os.path.realpath(entry.path), [own_root]
+    elif entry.name.endswith(SKILLREF_SUFFIX) and entry.is_file():
+        name = entry.name.removesuffix(SKILLREF_SUFFIX)
+        kind, target, allowed = "skillref", _read_skillref(Path(entry.path), skills_dir), link_roots
+    else:
+        raise _Refused(f"a loose file; a project skill is a directory, a symlink or a "
+                       f"`<name>{SKILLREF_SUFFIX}` file")
+    _check_target(target, allowed)
+    return SkillBinding(name=name, kind=kind, path=target)
 
 
 def _follow_link(path: str) -> str:

@@ -254,6 +254,16 @@ def _private_memory_problems(definition: AgentDefinition) -> Problems:
 
 
 def _capability_grant_problems(definition: AgentDefinition, catalog: CapabilityCatalog) -> Problems:
+    """The skill, subagent and MCP grant checks, in ALP's order."""
+    yield from _duplicate_grant_problems(definition)
+    yield from _unknown_grant_problems(definition, catalog)
+    yield from _subagent_tool_problems(definition, catalog)
+    yield from _skill_binding_problems(definition)
+    yield from _skill_tool_problems(definition)
+
+
+def _duplicate_grant_problems(definition: AgentDefinition) -> Problems:
+    """A name granted twice is a typo or a merge slip; each repeat is reported, per group."""
     capabilities = definition.capabilities
     for group, label, names in (
         ("skills", "skill", capabilities.skills),
@@ -265,8 +275,12 @@ def _capability_grant_problems(definition: AgentDefinition, catalog: CapabilityC
             if name in seen:
                 yield group, _fail("DUPLICATE_GRANT", definition, f"names {label} `{name}` twice")
             seen.add(name)
-    bindings = capabilities.skill_bindings or ()
-    bound = {binding.name for binding in bindings}
+
+
+def _unknown_grant_problems(definition: AgentDefinition, catalog: CapabilityCatalog) -> Problems:
+    """Every grant must name something the catalog knows; a skill may instead be bound by the definition."""
+    capabilities = definition.capabilities
+    bound = {binding.name for binding in capabilities.skill_bindings or ()}
     for skill in capabilities.skills:
         if skill not in catalog.skills and skill not in bound:
             yield "skills", _fail("UNKNOWN_SKILL", definition, f"has unknown skill `{skill}`")
@@ -276,6 +290,11 @@ def _capability_grant_problems(definition: AgentDefinition, catalog: CapabilityC
     for server in capabilities.mcp_servers:
         if server not in catalog.mcp_servers:
             yield "mcp", _fail("UNKNOWN_MCP_SERVER", definition, f"has unknown mcp server `{server}`")
+
+
+def _subagent_tool_problems(definition: AgentDefinition, catalog: CapabilityCatalog) -> Problems:
+    """A subagent runs with the tools its catalog entry lists, so the granting agent must hold each one."""
+    capabilities = definition.capabilities
     for subagent in capabilities.subagents:
         entry = catalog.subagents.get(subagent)
         for tool in entry.tools if entry else ():
@@ -283,6 +302,12 @@ def _capability_grant_problems(definition: AgentDefinition, catalog: CapabilityC
                 yield "subagents", _fail(
                     "UNKNOWN_TOOL", definition, f"grants subagent `{subagent}` the ungranted tool `{tool}`"
                 )
+
+
+def _skill_binding_problems(definition: AgentDefinition) -> Problems:
+    """A binding says where a named skill lives: it must bind a skill the agent names, under a skill root."""
+    capabilities = definition.capabilities
+    bindings = capabilities.skill_bindings or ()
     for binding in bindings:
         if binding.name not in capabilities.skills:
             yield "skills", _fail(
@@ -290,6 +315,11 @@ def _capability_grant_problems(definition: AgentDefinition, catalog: CapabilityC
             )
     if bindings and not capabilities.skill_roots:
         yield "skills", _fail("INVALID_SKILL_GRANT", definition, "binds skills but declares no skill root")
+
+
+def _skill_tool_problems(definition: AgentDefinition) -> Problems:
+    """Skills and the `Skill` tool that invokes them are useless apart, so each needs the other."""
+    capabilities = definition.capabilities
     has_skill_tool = "Skill" in capabilities.tools
     if has_skill_tool and not capabilities.skills:
         yield "skills", _fail("INVALID_SKILL_GRANT", definition, "grants the `Skill` tool but names no skill")

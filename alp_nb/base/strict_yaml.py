@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from ruamel.yaml import YAML
 from ruamel.yaml.constructor import DuplicateKeyError
@@ -21,6 +21,7 @@ from ruamel.yaml.events import (
     CollectionEndEvent,
     CollectionStartEvent,
     DocumentStartEvent,
+    Event,
     NodeEvent,
     ScalarEvent,
 )
@@ -87,21 +88,8 @@ def load_strict_yaml(text: str) -> tuple[object, str | None]:
     yaml = YAML(typ="safe", pure=True)
     yaml.Resolver = _CoreSchemaResolver
     try:
-        documents = depth = 0
-        for event in yaml.parse(io.StringIO(text)):
-            depth += isinstance(event, CollectionStartEvent) - isinstance(event, CollectionEndEvent)
-            if depth > MAX_DEPTH:
-                return None, f"yaml: nested more than {MAX_DEPTH} levels deep{_where(event.start_mark)}"
-            if isinstance(event, ScalarEvent) and (problem := _integer_problem(event)):
-                return None, f"yaml: {problem}{_where(event.start_mark)}"
-            if isinstance(event, AliasEvent):
-                return None, f"yaml: Alias resolution is disabled{_where(event.start_mark)}"
-            if isinstance(event, DocumentStartEvent):
-                documents += 1
-                if documents > 1:
-                    return None, f"yaml: multiple documents are not allowed{_where(event.start_mark)}"
-            if isinstance(event, NodeEvent) and (problem := _tag_problem(event)):
-                return None, f"yaml: {problem}{_where(event.start_mark)}"
+        if problem := _stream_problem(yaml.parse(io.StringIO(text))):
+            return None, f"yaml: {problem}"
         return yaml.load(text), None
     except DuplicateKeyError as error:
         return None, f"yaml: Map keys must be unique; {error.problem}{_where(error.problem_mark)}"
@@ -122,6 +110,37 @@ def dump_strict_yaml(document: Mapping[str, object]) -> str:
     stream = io.StringIO()
     yaml.dump(document, stream)
     return stream.getvalue()
+
+
+def _stream_problem(events: Iterable[Event]) -> str | None:
+    """The first refused event, with where it is: checked on the event stream, before anything is built."""
+    documents = depth = 0
+    for event in events:
+        depth += isinstance(event, CollectionStartEvent) - isinstance(event, CollectionEndEvent)
+        documents += isinstance(event, DocumentStartEvent)
+        if problem := _count_problem(depth, documents) or _node_problem(event):
+            return f"{problem}{_where(event.start_mark)}"
+    return None
+
+
+def _count_problem(depth: int, documents: int) -> str | None:
+    """Too deep a nesting, or a second document that a reader of the first would never see."""
+    if depth > MAX_DEPTH:
+        return f"nested more than {MAX_DEPTH} levels deep"
+    if documents > 1:
+        return "multiple documents are not allowed"
+    return None
+
+
+def _node_problem(event: Event) -> str | None:
+    """Why one node is refused: an over-long integer, an alias, or a tag outside the core schema."""
+    if isinstance(event, ScalarEvent) and (problem := _integer_problem(event)):
+        return problem
+    if isinstance(event, AliasEvent):
+        return "Alias resolution is disabled"
+    if isinstance(event, NodeEvent):
+        return _tag_problem(event)
+    return None
 
 
 def _tag_problem(event: NodeEvent) -> str | None:

@@ -304,6 +304,11 @@ class BudgetState(LoopModel):
 
 def stop_reasons(evidence: Evidence, state: LoopState, budget: BudgetState) -> tuple[str, ...]:
     """Every reason the run may not retry after this evidence; empty when a retry is allowed."""
+    return (*_budget_stop_reasons(budget), *_evidence_stop_reasons(evidence, state, budget))
+
+
+def _budget_stop_reasons(budget: BudgetState) -> list[str]:
+    """Each budget spent to zero stops the run, whatever the evidence says."""
     reasons = []
     if budget.attempts_left == 0:
         reasons.append(f"retry budget spent: {budget.attempts_used} of {budget.max_retries + 1} attempts used")
@@ -315,13 +320,15 @@ def stop_reasons(evidence: Evidence, state: LoopState, budget: BudgetState) -> t
     if budget.cost_left == 0:
         reasons.append(f"cost budget spent: ${budget.cost_used:,.2f} of ${budget.max_cost_usd:,.2f} of the firing "
                        "used (x_alp_nb.budget.max_cost_usd)")
+    return reasons
+
+
+def _evidence_stop_reasons(evidence: Evidence, state: LoopState, budget: BudgetState) -> list[str]:
+    """What the evidence itself says against another attempt: a repeat, a broken verifier, a cap, an escalation."""
+    reasons = []
     stale = state.stale(evidence)
-    seen = state.sightings(evidence)
-    if seen >= budget.repeated_evidence_stop and not stale:
-        reasons.append(f"the failure repeats an earlier attempt (signature: {evidence.signature})"
-                       if budget.repeated_evidence_stop == 2 else
-                       f"the same failure was seen {seen} times, the contract's repeated-evidence stop "
-                       f"(x_alp_nb.budget.repeated_evidence_stop; signature: {evidence.signature})")
+    if repeat := _repeat_reason(evidence, state, budget, stale):
+        reasons.append(repeat)
     if evidence.verifier_broken:
         reasons.append("the verifier is broken: its verdict is unknown, never a pass")
     if evidence.cap_reached is not None:
@@ -332,7 +339,18 @@ def stop_reasons(evidence: Evidence, state: LoopState, budget: BudgetState) -> t
         reasons.append(f"the escalation to {evidence.unanswered_escalation} got no answer: it stays open")
     elif not evidence.actionable and not stale and evidence.cap_reached is None:
         reasons.append("no actionable hypothesis and next action for another attempt")  # stale: a fresh intake
-    return tuple(reasons)
+    return reasons
+
+
+def _repeat_reason(evidence: Evidence, state: LoopState, budget: BudgetState, stale: bool) -> str | None:
+    """A failure seen as often as the repeated-evidence stop allows will not change on retry (stale evidence may)."""
+    seen = state.sightings(evidence)
+    if seen < budget.repeated_evidence_stop or stale:
+        return None
+    if budget.repeated_evidence_stop == 2:
+        return f"the failure repeats an earlier attempt (signature: {evidence.signature})"
+    return (f"the same failure was seen {seen} times, the contract's repeated-evidence stop "
+            f"(x_alp_nb.budget.repeated_evidence_stop; signature: {evidence.signature})")
 
 
 def decide(evidence: Evidence, state: LoopState, budget: BudgetState) -> Outcome:

@@ -24,7 +24,6 @@ from alp_nb.base.frozen_model import FrozenModel
 
 EXTENSION_KEY = "x_alp_nb"
 """The one key a contract may hold beyond the public schema's twelve."""
-EXTENSION_VERSION = 1
 EXTENDED_SCHEMA_FILE = "loop-contract-extended.schema.json"
 EXTENDED_SCHEMA_ID = "urn:alp-nb:loop-contract-extended"
 

@@ -75,10 +75,6 @@ class ExecutionContext:
         self.run_id = run_id
         self.workflow_name = workflow_name
 
-    @property
-    def current_phase(self) -> str | None:
-        return self._phase
-
     def agent(self, prompt: str, schema: Mapping[str, Any] | None = None, label: str | None = None,
               phase: str | None = None) -> Coroutine[Any, Any, Any]:
         """One agent call (to await); with a schema the answer is validated (one retry with a reminder, then an

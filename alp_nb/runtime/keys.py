@@ -18,7 +18,6 @@ from alp_nb.base.jsonline import line_encoder
 from .errors import WorkflowInputError
 
 RUN_ID_RE = re.compile(r"wf_[A-Za-z0-9][A-Za-z0-9._-]{0,63}_[0-9a-f]{16}")
-S16_KEY_RE = re.compile(r"agent-[0-9]{10}")
 
 canonical_dumps = line_encoder(sort_keys=True, compact=True, allow_nan=False)
 _sha256 = hashlib.sha256

@@ -60,10 +60,6 @@ class Box:
     label: str
     detail: tuple[str, ...]
 
-    @property
-    def center(self) -> tuple[float, float]:
-        return self.x + self.width / 2, self.y + self.height / 2
-
 
 Span = tuple[float, float, float, float]
 """A box as (start, end) along the flow, then (start, end) across it."""
@@ -100,34 +96,63 @@ def geometry(diagram: Diagram) -> Geometry:
     """Boxes in rows going down (columns going right), each row centred on the widest; a group's members in a
     grid in its box; a layer going down wraps into as many rows as ``MAX_WIDTH`` needs."""
     down = diagram.direction == "down"
+    sized = _sized(diagram, down)
+    boxes, row_of, (width, height) = _placed_rows(_rows(diagram, sized, down), sized, down, content_top(diagram))
+    for group in diagram.groups:
+        boxes.update(_members_placed(group, boxes[group.id], sized, down))
+        row_of.update(dict.fromkeys(group.members, row_of[group.id]))
+    members = {member for group in diagram.groups for member in group.members}
+    drawn = Geometry(width, height, boxes, height, _layer_spans(boxes, row_of, members, down), row_of,
+                     _bundled(diagram))
+    return _fitted(diagram, drawn)
+
+
+def _sized(diagram: Diagram, down: bool) -> dict[str, Box]:
+    """Each node's box and each group's, not yet placed: sized by its text (cut to fit) before any row is laid out,
+    since rows wrap and centre by these sizes."""
     sized = {}
     for node in diagram.nodes:
         label = clip(node.label, LABEL_CHARS)
         detail = tuple(clip(line, DETAIL_CHARS) for line in node.detail[:DETAIL_LINES])
         sized[node.id] = Box(0.0, 0.0, *box_size(label, detail), label, detail)
-    group_of = {member: group for group in diagram.groups for member in group.members}
     for group in diagram.groups:
         sized[group.id] = _group_box(group, sized, down)
+    return sized
+
+
+def _across(box: Box, down: bool) -> float:
+    """A box's extent along its row."""
+    return box.width if down else box.height
+
+
+def _along(box: Box, down: bool) -> float:
+    """A box's extent in the direction of the flow."""
+    return box.height if down else box.width
+
+
+def _rows(diagram: Diagram, sized: Mapping[str, Box], down: bool) -> list[list[str]]:
+    """The items of each row, a group's box standing for its members: a row per layer, a layer going down wrapped
+    into as many as ``MAX_WIDTH`` needs."""
+    group_of = {member: group.id for group in diagram.groups for member in group.members}
     group_ids = {group.id for group in diagram.groups}
-
-    def across(box: Box) -> float:  # a box's extent along its row
-        return box.width if down else box.height
-
-    def along(box: Box) -> float:  # and in the direction of the flow
-        return box.height if down else box.width
-
     rows: list[list[str]] = []
     for layer in diagram.layers():
-        items = list(dict.fromkeys(group_of[node.id].id if node.id in group_of else node.id for node in layer))
-        rows += _wrapped(items, [across(sized[item]) for item in items], group_ids) if down else [items]
-    lengths = [_row_length([across(sized[item]) for item in row]) for row in rows]
+        items = list(dict.fromkeys(group_of.get(node.id, node.id) for node in layer))
+        rows += _wrapped(items, [_across(sized[item], down) for item in items], group_ids) if down else [items]
+    return rows
+
+
+def _placed_rows(rows: list[list[str]], sized: Mapping[str, Box], down: bool,
+                 top: float) -> tuple[dict[str, Box], dict[str, int], tuple[float, float]]:
+    """Each row's boxes side by side from ``top``, the row centred on the widest and each box on its row's
+    thickness; each item's row; and the page's size (width, height) that holds them."""
+    lengths = [_row_length([_across(sized[item], down) for item in row]) for row in rows]
     widest = max(lengths, default=0.0)
-    top = content_top(diagram)
     boxes: dict[str, Box] = {}
     row_of: dict[str, int] = {}
     flow = top if down else MARGIN
     for index, (row, length) in enumerate(zip(rows, lengths, strict=True)):
-        thick = max((along(sized[item]) for item in row), default=0.0)
+        thick = max((_along(sized[item], down) for item in row), default=0.0)
         offset = (MARGIN if down else top) + (widest - length) / 2
         for item in row:
             box = sized[item]
@@ -136,22 +161,31 @@ def geometry(diagram: Diagram) -> Geometry:
             else:
                 boxes[item] = replace(box, x=flow + (thick - box.width) / 2, y=offset)
             row_of[item] = index
-            offset += across(box) + GAP_ACROSS
+            offset += _across(box, down) + GAP_ACROSS
         flow += thick + GAP_ALONG
-    for group in diagram.groups:
-        boxes.update(_members_placed(group, boxes[group.id], sized, down))
-        row_of.update(dict.fromkeys(group.members, row_of[group.id]))
     flow_end = flow - GAP_ALONG if rows else flow
-    width, height = (widest + 2 * MARGIN, flow_end + MARGIN) if down else (flow_end + MARGIN, top + widest + MARGIN)
+    size = (widest + 2 * MARGIN, flow_end + MARGIN) if down else (flow_end + MARGIN, top + widest + MARGIN)
+    return boxes, row_of, size
+
+
+def _layer_spans(boxes: Mapping[str, Box], row_of: Mapping[str, int], members: set[str],
+                 down: bool) -> dict[int, list[Span]]:
+    """The spans of each row's boxes, a group's members left out (its box holds them): what the arrows routed
+    round the boxes go round."""
     layer_spans: dict[int, list[Span]] = {}
     for item, index in row_of.items():
-        if item not in group_of:
+        if item not in members:
             layer_spans.setdefault(index, []).append(_span(boxes[item], down))
-    drawn = Geometry(width, height, boxes, height, layer_spans, row_of, _bundled(diagram))
+    return layer_spans
+
+
+def _fitted(diagram: Diagram, drawn: Geometry) -> Geometry:
+    """``drawn`` on a page grown to hold what lies beyond its boxes: the arrows bowed out beside them, the title,
+    the caption's lines and, under it all, the legend's."""
     right, bottom = _bowed_reach(diagram, drawn)
-    height = max(height, bottom + MARGIN)
+    height = max(drawn.height, bottom + MARGIN)
     caption = caption_lines(diagram)
-    width = max([width, right + MARGIN, text_width(diagram.title, TITLE_SIZE, bold=True) + 2 * MARGIN,
+    width = max([drawn.width, right + MARGIN, text_width(diagram.title, TITLE_SIZE, bold=True) + 2 * MARGIN,
                  *(text_width(line, CAPTION_SIZE) + 2 * MARGIN for line in caption)])
     legend = tuple(legend_entries(diagram, max(width, MAX_WIDTH)))
     width = max([width, *(x + LEGEND_SWATCH + text_width(meaning, LEGEND_SIZE) + MARGIN

@@ -86,6 +86,32 @@ def delegation_graph(source: Source, highlight: str | None = None, *, focus: str
     >>> [line.strip() for line in lines if "(oracle" in line]
     ['Oracle 🔮  [now]  (oracle)']
     """
+    roles, statuses, caption = _roles(source)
+    cycle = delegation_cycle(roles) or ()
+    if cycle:
+        caption = "INVALID_DELEGATION: delegation cycle: " + " -> ".join(clip(step, CAPTION_ID_CHARS) for step in cycle)
+    nodes = [Node(PRINCIPAL_NODE, "principal", ("the person in charge",), style="principal")]
+    nodes += [_role(definition, statuses.get(definition.id), definition.id in cycle) for definition in roles]
+    states = {role_node(definition.id): statuses.get(definition.id, "custom") for definition in roles
+              if definition.id not in BUILTIN_IDS}
+    edges = _edges(roles, set(pairwise(cycle)))
+    nodes += _unknown_roles(edges, roles)
+    if focus is not None:
+        nodes, edges = _focused(nodes, edges, focus)
+        caption = caption or f"around {clip(focus, CAPTION_ID_CHARS)}: {len(nodes) - 1} of {len(roles)} roles"
+        highlight = focus if highlight is None else highlight
+    if highlight is not None:
+        nodes = _highlighted(nodes, highlight)
+    nodes = _grouped(nodes, edges, states)
+    nodes, edges = _collapsed(nodes, edges, states, _closed(collapse))
+    used = {node.style for node in nodes} | {mark for node in nodes for mark in node.marks}
+    legend = [entry for entry in LEGEND if entry[0] in used]
+    return DiagramPicture(diagram("Delegation", nodes, edges, legend=legend, caption=caption))
+
+
+def _roles(source: Source) -> tuple[list[AgentDefinition], Mapping[str, TrustStatus], str]:
+    """The roles to draw (a project's with the custom agents its registry left out), their trust states, and the
+    registry's refusal of plain definitions ("" when it accepts them, or for a registry, which accepted them)."""
     statuses: Mapping[str, TrustStatus] = {}
     caption = ""
     if isinstance(source, ProjectRegistry):
@@ -100,16 +126,12 @@ def delegation_graph(source: Source, highlight: str | None = None, *, focus: str
     firsts: dict[str, AgentDefinition] = {}
     for definition in roles:
         firsts.setdefault(definition.id, definition)  # a repeated id is drawn once (the caption says so)
-    roles = list(firsts.values())
-    cycle = delegation_cycle(roles) or ()
-    cycle_edges = set(pairwise(cycle))
-    if cycle:
-        caption = "INVALID_DELEGATION: delegation cycle: " + " -> ".join(clip(step, CAPTION_ID_CHARS) for step in cycle)
-    known = {definition.id for definition in roles}
-    nodes = [Node(PRINCIPAL_NODE, "principal", ("the person in charge",), style="principal")]
-    nodes += [_role(definition, statuses.get(definition.id), definition.id in cycle) for definition in roles]
-    states = {role_node(definition.id): statuses.get(definition.id, "custom") for definition in roles
-              if definition.id not in BUILTIN_IDS}
+    return list(firsts.values()), statuses, caption
+
+
+def _edges(roles: list[AgentDefinition], cycle_edges: set[tuple[str, str]]) -> list[Edge]:
+    """An arrow for each delegation (red on the cycle) and a dashed one for each ``reports_to`` that is no
+    delegation, so a reader sees who reports to whom without being able to hand it work."""
     edges: list[Edge] = []
     for definition in roles:
         for target in definition.delegates_to:
@@ -120,22 +142,15 @@ def delegation_graph(source: Source, highlight: str | None = None, *, focus: str
             edges.append(Edge(PRINCIPAL_NODE, role_node(definition.id), style="dashed"))
         elif definition.id not in _delegates(roles, parent):
             edges.append(Edge(role_node(parent), role_node(definition.id), style="dashed"))
-    edges = _label_first_reports_only(edges)
+    return _label_first_reports_only(edges)
+
+
+def _unknown_roles(edges: list[Edge], roles: list[AgentDefinition]) -> list[Node]:
+    """A box (in alarm) for each role an arrow names but no definition defines, so the arrow still has its end."""
     unknown = {edge.source for edge in edges} | {edge.target for edge in edges}
-    unknown -= {PRINCIPAL_NODE, *(role_node(agent_id) for agent_id in known)}
-    nodes += [Node(node_id, node_id.removeprefix("role:"), ("no such role",), marks=frozenset({"alarm"}))
-              for node_id in sorted(unknown)]
-    if focus is not None:
-        nodes, edges = _focused(nodes, edges, focus)
-        caption = caption or f"around {clip(focus, CAPTION_ID_CHARS)}: {len(nodes) - 1} of {len(roles)} roles"
-        highlight = focus if highlight is None else highlight
-    if highlight is not None:
-        nodes = _highlighted(nodes, highlight)
-    nodes = _grouped(nodes, edges, states)
-    nodes, edges = _collapsed(nodes, edges, states, _closed(collapse))
-    used = {node.style for node in nodes} | {mark for node in nodes for mark in node.marks}
-    legend = [entry for entry in LEGEND if entry[0] in used]
-    return DiagramPicture(diagram("Delegation", nodes, edges, legend=legend, caption=caption))
+    unknown -= {PRINCIPAL_NODE, *(role_node(definition.id) for definition in roles)}
+    return [Node(node_id, node_id.removeprefix("role:"), ("no such role",), marks=frozenset({"alarm"}))
+            for node_id in sorted(unknown)]
 
 
 def _closed(collapse: bool | Iterable[str]) -> frozenset[str]:

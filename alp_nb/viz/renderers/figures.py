@@ -19,6 +19,7 @@ from alp_nb.viz.models.geometry import (
     MARGIN,
     PAD_Y,
     TITLE_HEIGHT,
+    Geometry,
     Point,
     arrowhead_corners,
     edge_label_at,
@@ -37,8 +38,6 @@ PIXELS_PER_INCH = 96
 def draw_diagram(diagram: Diagram, ax: Axes | None = None) -> Axes:
     """Draw ``diagram`` on ``ax`` (a new figure sized to the picture when None) and return the axes."""
     import matplotlib.pyplot as plt
-    from matplotlib.collections import LineCollection, PolyCollection
-    from matplotlib.patches import FancyBboxPatch
 
     geo = geometry(diagram)
     if ax is None:  # axes filling the figure, so a unit is a pixel and the text fits its box as in the SVG
@@ -52,15 +51,33 @@ def draw_diagram(diagram: Diagram, ax: Axes | None = None) -> Axes:
     for index, line in enumerate(geo.caption):
         ax.text(MARGIN, MARGIN + TITLE_HEIGHT + CAPTION_HEIGHT * (index + 1) - 6, drawable(line), fontsize=8,
                 color=FAINT_INK, parse_math=False)
-    lines: dict[str, list[tuple[Point, ...]]] = {}
-    heads: dict[str, list[tuple[Point, ...]]] = {}
-    for group in diagram.groups:  # a group's box, behind its members and the arrows, as in the SVG
+    _draw_groups(ax, diagram, geo)
+    _draw_edges(ax, diagram, geo)
+    _draw_nodes(ax, diagram, geo)
+    _draw_legend(ax, geo)
+    return ax
+
+
+def _draw_groups(ax: Axes, diagram: Diagram, geo: Geometry) -> None:
+    """Each group's box and label, drawn first: behind its members and the arrows, as in the SVG."""
+    from matplotlib.patches import FancyBboxPatch
+
+    for group in diagram.groups:
         frame = geo.boxes[group.id]
         ax.add_artist(FancyBboxPatch((frame.x, frame.y), frame.width, frame.height,
                                      boxstyle="round,pad=0,rounding_size=8", facecolor="#fafafa", edgecolor="#9e9e9e",
                                      linewidth=1, linestyle=":"))
         ax.text(frame.x + GROUP_PAD, frame.y + GROUP_PAD + 12, drawable(frame.label), fontsize=8,
                 fontweight="bold", color=INK, parse_math=False)
+
+
+def _draw_edges(ax: Axes, diagram: Diagram, geo: Geometry) -> None:
+    """The arrows and their labels: one line collection and one head collection per style, so a picture of many
+    arrows costs two artists a style, not a patch each."""
+    from matplotlib.collections import LineCollection, PolyCollection
+
+    lines: dict[str, list[tuple[Point, ...]]] = {}
+    heads: dict[str, list[tuple[Point, ...]]] = {}
     for edge in geo.edges:
         points = edge_path(diagram, geo, edge)
         lines.setdefault(edge.style, []).append(points)
@@ -69,11 +86,17 @@ def draw_diagram(diagram: Diagram, ax: Axes | None = None) -> Axes:
             x, y, leftwards = edge_label_at(points, edge.label)
             ax.text(x, y, drawable(edge.label), fontsize=7, color=EDGE_COLOURS[edge.style],
                     ha="right" if leftwards else "left", parse_math=False)
-    for style, paths in lines.items():  # one collection per style, each line ended by a filled head as in the SVG
+    for style, paths in lines.items():  # each line ended by a filled head as in the SVG
         colour = EDGE_COLOURS[style]
         ax.add_collection(LineCollection(paths, colors=colour, linewidths=2 if style == "alarm" else 1.2,
                                          linestyles="--" if style == "dashed" else "-"), autolim=False)
         ax.add_collection(PolyCollection(heads[style], facecolors=colour, edgecolors="none"), autolim=False)
+
+
+def _draw_nodes(ax: Axes, diagram: Diagram, geo: Geometry) -> None:
+    """Each node's box, over the arrows, with its label and detail centred in it."""
+    from matplotlib.patches import FancyBboxPatch
+
     for node in diagram.nodes:
         box = geo.boxes[node.id]
         fill, stroke, opacity = node_colours(node.style, node.marks)
@@ -91,10 +114,14 @@ def draw_diagram(diagram: Diagram, ax: Axes | None = None) -> Axes:
         for index, line in enumerate(box.detail):
             ax.text(centre, box.y + PAD_Y + LINE + DETAIL_LINE * index + 9, drawable(line), ha="center", fontsize=7,
                     color=FAINT_INK, alpha=opacity, parse_math=False)
+
+
+def _draw_legend(ax: Axes, geo: Geometry) -> None:
+    """The legend's entries where the page laid them out: a swatch and its meaning each."""
+    from matplotlib.patches import FancyBboxPatch
+
     for x, row, (fill, stroke, opacity), meaning in geo.legend:
         y = geo.legend_y + LEGEND_HEIGHT * row
         ax.add_artist(FancyBboxPatch((x, y + 4), 14, 12, boxstyle="round,pad=0,rounding_size=3",
                                      facecolor=fill, edgecolor=stroke, alpha=opacity))
         ax.text(x + 19, y + 14, drawable(meaning), fontsize=7, color=FAINT_INK, parse_math=False)
-    return ax
-
