@@ -7,29 +7,38 @@ IPython or Jupyter it also registers, by name, how every core object is shown
 (``alp_nb.viz.display``), so the core layers hold no display code.
 """
 
-import _signal  # type: ignore[import-not-found]  # CPython's built-in half of ``signal``, which typeshed leaves out: it loads at once, ``signal`` takes milliseconds
-import os  # already imported by Python's start
-import sys
 
+def _interrupted_while_starting(signum: int = 2, frame: object = None) -> None:
+    """The command's Ctrl-C until ``alp_nb.cli.main`` takes over: one line and exit 130, half-imported or not."""
+    import os  # each import here and below is of a module Python's start loaded: it runs no code
 
-def _quiet_interrupt_while_the_command_starts() -> None:
-    """In the ``alp-nb`` command (its script, or ``python -m alp_nb``), a Ctrl-C that lands while the command's
-    modules import, before ``alp_nb.cli.main`` takes over, prints one line and exits 130, as it does once the
-    command runs; ``main`` gives Python its own handler back first thing. Anything earlier is Python's own
-    start-up, before any code of alp_nb runs."""
-    argv = sys.orig_argv
-    command = os.path.basename(sys.argv[0]) == "alp-nb" or (
-        "-m" in argv[:-1] and argv[argv.index("-m") + 1] == "alp_nb")
-    if command and _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
-        _signal.signal(_signal.SIGINT, _interrupted_while_starting)
-
-
-def _interrupted_while_starting(signum: int, frame: object) -> None:
     os.write(2, b"alp-nb: interrupted\n")
     os._exit(130)
 
 
-_quiet_interrupt_while_the_command_starts()
+def _started_as_the_command() -> bool:
+    """The ``alp-nb`` command: its console script, or ``python -m alp_nb`` (whose ``sys.argv[0]`` is ``-m``
+    while the module is found); never a library import, which must leave a user's kernel's handlers alone."""
+    import os
+    import sys
+
+    argv = sys.orig_argv
+    return os.path.basename(sys.argv[0]) == "alp-nb" or (
+        sys.argv[0] == "-m" and "-m" in argv[:-1] and argv[argv.index("-m") + 1] == "alp_nb")
+
+
+try:  # in the command, a Ctrl-C from here on is one line and exit 130 (``alp_nb.cli.main`` gives Python its own
+    # handler back first thing). Above, a docstring and two functions are stored, where Python never acts on a
+    # signal; before them, only Python's own start runs.
+    import _signal  # type: ignore[import-not-found]  # CPython's built-in half of ``signal`` (typeshed leaves it out)
+    import sys
+
+    if _started_as_the_command() and _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
+        _signal.signal(_signal.SIGINT, _interrupted_while_starting)
+except KeyboardInterrupt:  # before the handler was in place
+    if not _started_as_the_command():
+        raise
+    _interrupted_while_starting()
 
 from typing import TYPE_CHECKING  # noqa: E402 (after the interrupt handler: nothing may import before it)
 

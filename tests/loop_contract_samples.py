@@ -7,6 +7,8 @@ from __future__ import annotations
 import copy
 import json
 import re
+import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -103,3 +105,14 @@ def edit(document: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
         else:
             target[last] = copy.deepcopy(value)
     return document
+
+
+def peak_memory(work: Callable[[], object]) -> int:
+    """The most memory ``work()`` held at once, in bytes, after a first call has filled every cache."""
+    work()
+    tracemalloc.start()
+    try:
+        work()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()

@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from runtime_support import SLOW_CALLS, SUPPORT
 
 from alp_nb.cli import main
@@ -88,7 +89,14 @@ def test_ctrl_c_stops_the_watching_and_leaves_the_run_going(tmp_path):
         process.wait(timeout=30)
 
 
-def test_a_watch_interval_that_is_no_positive_number_is_refused(tmp_path, capsys):
-    assert main(["runs", "watch", "--store", str(tmp_path), "--interval", "0"]) == 2
-    assert "--interval must be a number of seconds above 0, not 0.0" in capsys.readouterr().err
+@pytest.mark.parametrize("interval", ["0", "-1", "nan", "inf", "1e308", "1e400", "0.001", "86401", "soon"])
+def test_a_watch_interval_out_of_range_is_refused_at_the_flag_naming_the_range(tmp_path, capsys, interval):
+    """A sleep of inf (or 1e308) raises OverflowError once the run is being watched; nan compares false with
+    everything: each is refused before any run is read, as argparse refuses a bad flag (exit 2)."""
+    with pytest.raises(SystemExit) as refused:
+        main(["runs", "watch", "--store", str(tmp_path), "--interval", interval])
+    err = capsys.readouterr().err
+    assert refused.value.code == 2, err
+    assert err.splitlines()[-1] == (f"alp-nb runs watch: error: argument --interval: must be a number of seconds "
+                                    f"from 0.01 to 86,400, not {interval!r}")
 

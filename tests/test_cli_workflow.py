@@ -175,6 +175,14 @@ def test_refusals_exit_2_with_one_line_on_stderr_and_write_nothing(capsys, tmp_p
     assert not (tmp_path / "runs").exists()
 
 
+def test_an_overlong_run_id_is_refused_naming_its_length(capsys, store):
+    """An id too long to quote is named by its length and a run id's limit, not by its type (``str``)."""
+    code, out, err = run(capsys, "workflow", "show", "wf_" + "x" * 497, "--store", store)
+    assert (code, out) == (2, "")
+    assert err == ("alp-nb: invalid run id of 500 characters: a run id is wf_<workflow name>_<16 hex>, at most 84 "
+                   "characters\n")
+
+
 def test_progress_off_a_terminal_is_phase_and_log_lines_then_one_line_counting_the_calls(capsys, store):
     _, out, _ = run(capsys, "workflow", "run", "review-changes", "--args", CHANGES, "--store", store)
     assert "\r" not in out and "\x1b" not in out
@@ -296,7 +304,7 @@ def test_args_holding_a_lone_surrogate_are_refused_naming_the_key_before_anythin
     run launched with them could never be resumed."""
     code, out, err = run(capsys, "workflow", "run", "review-changes", "--args", args, "--store", store)
     assert (code, out) == (2, "")
-    assert err == ("alp-nb: --args key `changes` is not valid Unicode text (a lone surrogate at character 7): a run "
+    assert err == ("alp-nb: --args: `changes` is not valid Unicode text (a lone surrogate at character 7): a run "
                    "could not write it to its files\n")
     assert not os.path.exists(store)
 

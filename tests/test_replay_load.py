@@ -116,7 +116,8 @@ def test_lines_written_before_the_first_attempt_are_cached_with_no_attempt(store
     store.root.mkdir(parents=True)
     store.paths(run_id).snapshot.write_text(json.dumps({
         "runId": run_id, "taskId": f"local_workflow_{run_id}", "workflowName": "forked", "status": "completed",
-        "attempts": [{"number": 1, "status": "completed", "firstSeq": 3}]}))
+        "fork": {"runId": "wf_forked_fedcba9876543210"}, "attempts": [{"number": 1, "status": "completed",
+                                                                     "firstSeq": 3}]}))
     store.paths(run_id).journal.write_text("".join(
         sealed_line({"v": 2, "seq": seq, "key": f"agent-{seq:032x}", "kind": "agent", "label": f"call-{seq}",
                      "value": seq, "tokens": 1}) for seq in range(1, 5)))

@@ -4,12 +4,14 @@ Exit codes: 0 ok, 1 refused or failing checks, 2 bad usage or input, 130 interru
 in its own module with a ``register(group)`` function that adds its commands; only the group named on the
 command line is imported, so a command pays for the layers it uses and ``alp-nb --help`` for none. Every
 ``AlpError`` is printed as one line (a contract error adds one line per issue), never a traceback, and so is
-a Ctrl-C.
+a Ctrl-C. ``datetime`` is imported here, before any command's pydantic: pydantic_core's start (Rust) imports it
+and panics if a Ctrl-C lands in that import (a Rust message on stderr, then a PanicException, no KeyboardInterrupt).
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime  # noqa: F401 (for a Ctrl-C: see above)
 import importlib
 import os
 import signal

@@ -203,7 +203,7 @@ def _export(args: argparse.Namespace) -> int:
     from alp_nb.loops.loop_contract import LoopContract
 
     output = Path(args.output)
-    if output.resolve() == Path(args.file).resolve():
+    if _same_file(output, args.file):
         raise LoopContractError("PACKET_OVERWRITES_CONTRACT", f"{output} is the contract being exported; write the "
                                 "export to another file")
     if not args.force:
@@ -234,7 +234,7 @@ def _packet(args: argparse.Namespace) -> int:
     from alp_nb.viz.views.packet_documents import review_packet, review_packet_markdown
 
     output = Path(args.output)
-    if output.resolve() == Path(args.file).resolve():
+    if _same_file(output, args.file):
         raise LoopContractError("PACKET_OVERWRITES_CONTRACT",
                                 f"{output} is the contract being reviewed; write the packet to another file")
     if not args.force:
@@ -262,6 +262,12 @@ def _new(args: argparse.Namespace) -> int:
     template.dump(output)
     print_lines(f"wrote {output}: answer every TODO: question, then `alp-nb contract lint {output}`")
     return 0
+
+
+def _same_file(output: Path, source: str) -> bool:
+    """Whether writing ``output`` would write over ``source``. ``realpath``, not ``Path.resolve``, which raises
+    RuntimeError on a symlink loop (``ln -s loop loop``): the loop is then refused as any unwritable path is."""
+    return os.path.realpath(output) == os.path.realpath(source)
 
 
 def _refuse_existing(output: Path, advice: str) -> None:

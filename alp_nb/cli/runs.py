@@ -20,6 +20,7 @@ from alp_nb.runtime.journal.outcomes import CALL_OUTCOMES as OUTCOMES
 from alp_nb.viz.terminal import print_lines, redraw_line
 
 from .errors import INTERRUPTED, UsageError
+from .flags import number_flag
 
 STORE_HELP = "run store folder (default: ./.alp-runs)"
 
@@ -52,8 +53,9 @@ def register(group: argparse.ArgumentParser) -> None:
                             "redrawn line in a terminal, a line per change otherwise, then the run's status")
     watch.add_argument("run_id", nargs="?", help="wf_… (default: the store's last run)")
     watch.add_argument("--store", help=STORE_HELP)
-    watch.add_argument("--interval", type=float, default=1.0, metavar="S",
-                       help="seconds between looks at the run's files (default 1; longer as the run grows)")
+    watch.add_argument("--interval", type=number_flag(float, "a number of seconds", 0.01, 86_400), default=1.0,
+                       metavar="S", help="seconds between looks at the run's files, from 0.01 to 86,400 (default 1; "
+                       "longer as the run grows)")
     watch.set_defaults(handler=_watch)
     export = runs.add_parser("export", help="one run as one self-contained, offline HTML page: status, budget, "
                              "timeline, a searchable table of its calls, the resume plan")
@@ -125,8 +127,6 @@ def _watch(args: argparse.Namespace) -> int:
     from alp_nb.viz.views.records import record_header_lines
     from alp_nb.viz.views.runs import CallTally, progress_bar
 
-    if not args.interval > 0:
-        raise UsageError("USAGE", f"--interval must be a number of seconds above 0, not {args.interval}")
     tty, tally, shown = sys.stdout.isatty(), CallTally(), [""]
 
     def show(record: RunRecord) -> None:

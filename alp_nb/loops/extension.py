@@ -18,7 +18,8 @@ from functools import cache
 from importlib.resources import files
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, ConfigDict, Field, StringConstraints
+from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, StringConstraints
+from pydantic_core import PydanticCustomError
 
 from alp_nb.base.frozen_model import FrozenModel
 
@@ -46,7 +47,31 @@ def _iso_date(value: Any) -> Any:
     return date.fromisoformat(value)  # a day that does not exist (2026-02-30) is refused here
 
 
-Count = Annotated[int, Field(strict=True, ge=1), BeforeValidator(_integral)]
+MAX_CONCURRENCY = 10_000
+"""Items one firing may work at once: far past any fleet of agent sessions a team runs side by side."""
+MAX_FIRING_TOKENS = 10**12
+"""Tokens one firing may spend: a trillion, far past what one night of any loop spends, and exact in every JSON
+reader (below 2**53)."""
+MAX_FIRING_COST_USD = 1_000_000
+"""Dollars one firing may spend: a million, more than any team would let one night of a loop cost."""
+MAX_REPEATED_EVIDENCE = 1_000
+"""Sightings of one failure before its item stops: a failure seen a thousand times is no longer news."""
+MAX_REVIEW_DAYS = 3_650
+"""Days between two reviews: ten years, longer than a contract's tools, team and credentials stay the same."""
+
+
+def _at_most(bound: int, unit: str) -> AfterValidator:
+    """A bound no real loop reaches: a number past it is a typo, or a contract written to exhaust whoever simulates
+    it, and is refused naming its field like any other invalid value."""
+    def check(value: Any) -> Any:
+        if value > bound:
+            raise PydanticCustomError("less_than_equal", "Input should be at most {bound} {unit}",
+                                      {"bound": f"{bound:,}", "unit": unit})
+        return value
+
+    return AfterValidator(check)
+
+
 def _amount(value: Any) -> Any:
     """A positive number, kept as written (``4`` stays ``4``); ``true`` and ``"4"`` are not numbers."""
     if isinstance(value, bool) or not isinstance(value, int | float):
@@ -56,10 +81,15 @@ def _amount(value: Any) -> Any:
     return value
 
 
-Amount = Annotated[int | float, BeforeValidator(_amount)]
+Count = Annotated[int, Field(strict=True, ge=1), BeforeValidator(_integral)]
+Concurrency = Annotated[Count, _at_most(MAX_CONCURRENCY, "items at once")]
+Tokens = Annotated[Count, _at_most(MAX_FIRING_TOKENS, "tokens a firing")]
+Dollars = Annotated[int | float, BeforeValidator(_amount), _at_most(MAX_FIRING_COST_USD, "US dollars a firing")]
+Days = Annotated[Count, _at_most(MAX_REVIEW_DAYS, "days (ten years)")]
 Day = Annotated[date, BeforeValidator(_iso_date)]
 Text = Annotated[str, StringConstraints(strict=True, min_length=1)]
-Repeats = Annotated[int, Field(strict=True, ge=2), BeforeValidator(_integral)]
+Repeats = Annotated[int, Field(strict=True, ge=2), BeforeValidator(_integral),
+                    _at_most(MAX_REPEATED_EVIDENCE, "sightings of one failure")]
 
 
 class ExtensionPart(FrozenModel):
@@ -76,24 +106,29 @@ class FiringBudget(ExtensionPart):
     policy's default, stops at the first repeat).
     """
 
-    max_tokens: Annotated[Count | None, BeforeValidator(present)] = None
-    max_cost_usd: Annotated[Amount | None, BeforeValidator(present)] = None
-    max_concurrency: Annotated[Count | None, BeforeValidator(present)] = None
+    max_tokens: Annotated[Tokens | None, BeforeValidator(present)] = None
+    max_cost_usd: Annotated[Dollars | None, BeforeValidator(present)] = None
+    max_concurrency: Annotated[Concurrency | None, BeforeValidator(present)] = None
     repeated_evidence_stop: Annotated[Repeats | None, BeforeValidator(present)] = None
 
 
 class Review(ExtensionPart):
     """How often the contract is reviewed, and when it last was: a contract is reviewed like code."""
 
-    every_days: Count
+    every_days: Days
     last_reviewed: Day
 
     @property
-    def due(self) -> date:
+    def due(self) -> date | None:
+        """The day the next review is due; None when that falls after ``date.max`` (a review dated near 9999-12-31):
+        no calendar day ever comes, so the review never comes due."""
+        if (date.max - self.last_reviewed).days < self.every_days:
+            return None
         return self.last_reviewed + timedelta(days=self.every_days)
 
     def overdue(self, today: date) -> bool:
-        return today > self.due
+        due = self.due
+        return due is not None and today > due
 
 
 class Extension(ExtensionPart):

@@ -6,7 +6,9 @@ the night, a token budget across every attempt of every item, and concurrency ca
 once. ``simulate_firing`` runs each item through the same ``ItemRun`` as ``simulate``, on one clock: items start
 in intake order as a slot frees (``x_alp_nb.budget.max_concurrency`` slots, one without it), and their attempts
 are played in time order, so the effect that passes a cap is the one that comes last in time. Once the firing's
-tokens or money are spent, no further item starts.
+tokens or money are spent, no further item starts. A firing delivers at most ``SIMULATED_ITEMS_LIMIT`` items, and
+each item's run stops at ``SIMULATED_ATTEMPTS_LIMIT`` attempts, saying so, so a night costs what the simulator
+plays, whatever the contract allows.
 """
 
 from __future__ import annotations
@@ -69,9 +71,15 @@ class FiringSimulation(LoopModel):
 
     @property
     def peak_concurrency(self) -> int:
-        """The most items worked at the same minute."""
-        return max((sum(slot.start_minute <= other.start_minute < slot.end_minute for slot in self.schedule)
-                    for other in self.schedule), default=0)
+        """The most items worked at the same minute, an item from its start up to its end; counted in one pass over
+        the starts and ends in time order, so a firing of many items costs no more than sorting them."""
+        changes = sorted((minute, change) for slot in self.schedule
+                         for minute, change in ((slot.start_minute, 1), (slot.end_minute, -1)))
+        peak = working = 0
+        for _, change in changes:  # in one minute the items that end leave before those that start come
+            working += change
+            peak = max(peak, working)
+        return peak
 
     def run(self, item: str) -> Simulation:
         """The run of ``item``; ``UNKNOWN_SCENARIO`` when the firing ran no such item."""
@@ -110,20 +118,44 @@ def simulate_firing(contract: LoopContract, firing: Firing | str, start: datetim
         cost_used=outside.cost, lint_errors=lint_errors)
 
 
+class _SlotPool:
+    """A firing's concurrency slots, the lowest free one taken first. A slot is made the first time it is taken, so
+    the firing holds as many as it ever worked at once, not the ``max_concurrency`` it may use."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.made = 0
+        self.returned: list[int] = []  # a heap of the slots given back, each lower than any not yet made
+
+    @property
+    def free(self) -> bool:
+        return bool(self.returned) or self.made < self.cap
+
+    def take(self) -> int:
+        if self.returned:
+            return heapq.heappop(self.returned)
+        self.made += 1
+        return self.made
+
+    def give_back(self, slot: int) -> None:
+        heapq.heappush(self.returned, slot)
+
+
 def _play(outside: Outside, firing: Firing, qualifying: list[FiringItem]
           ) -> tuple[tuple[Simulation, ...], tuple[Slot, ...], deque[FiringItem]]:
     """Every qualifying item's run on one clock: the runs in intake order, when each was worked, and the items
     still waiting when the firing's budget ran out."""
     extension = outside.contract.x_alp_nb
-    slots = (extension.budget.max_concurrency if extension is not None and extension.budget is not None else None) or 1
-    waiting, free = deque(qualifying), list(range(1, slots + 1))
+    budget = extension.budget if extension is not None else None
+    slots = _SlotPool((budget.max_concurrency if budget is not None else None) or 1)
+    waiting = deque(qualifying)
     active: list[tuple[int, int, int, ItemRun]] = []  # (next minute, intake order, slot, run): the earliest first
     finished: dict[int, tuple[Simulation, Slot]] = {}
     order = iter(range(len(qualifying)))
 
     def start_waiting(minute: int) -> None:
-        while waiting and free and not outside.spent:
-            entry, slot = waiting.popleft(), free.pop(0)
+        while waiting and slots.free and not outside.spent:
+            entry, slot = waiting.popleft(), slots.take()
             run = ItemRun(outside, _item_scenario(firing, entry), entry.item, start_minute=minute)
             heapq.heappush(active, (minute, next(order), slot, run))
 
@@ -135,8 +167,7 @@ def _play(outside: Outside, firing: Firing, qualifying: list[FiringItem]
             continue
         finished[number] = (run.finish(), Slot(item=run.item, slot=slot, start_minute=run.start_minute,
                                                end_minute=run.minute))
-        free.append(slot)
-        free.sort()
+        slots.give_back(slot)
         start_waiting(run.minute)
     done = [finished[number] for number in sorted(finished)]
     return tuple(run for run, _ in done), tuple(slot for _, slot in done), waiting

@@ -10,6 +10,10 @@ firing budget its extension writes (tokens, cost, the repeated-evidence stop), a
 ``firings_for(contract)`` derives whole firings: for each cap, one item more than the cap allows, so the effect
 past the cap is refused across items, as a night of the loop would meet it.
 
+A derived scenario scripts no more than the simulator plays (``SIMULATED_ATTEMPTS_LIMIT`` attempts,
+``SIMULATED_ITEMS_LIMIT`` items or effects), and one whose budget or cap reaches past that says so in its
+description, naming the field.
+
 No scenario says which outcome it expects: what should happen is the reviewer's to state (``expectations.py``).
 """
 
@@ -23,7 +27,16 @@ from .effects import EffectCap, action_kind, effect_caps, external_effects
 from .extension import EXTENSION_KEY
 from .injection_names import INJECTION_NAMES
 from .loop_contract import LoopContract
-from .scenario import Firing, FiringItem, OwnerAnswer, Scenario, ScriptedAttempt
+from .scenario import (
+    SIMULATED_ATTEMPTS_LIMIT,
+    SIMULATED_ITEMS_LIMIT,
+    Firing,
+    FiringItem,
+    OwnerAnswer,
+    Scenario,
+    ScriptedAttempt,
+    attempts_possible,
+)
 from .words import Words
 
 
@@ -230,19 +243,20 @@ def _disallowed(contract: LoopContract) -> list[Scenario]:
 
 def _budget(contract: LoopContract) -> list[Scenario]:
     retries, minutes = contract.budget.max_retries, contract.budget.max_runtime_minutes
+    past = _past_limit(attempts_possible(contract.budget), "budget.max_retries and budget.max_runtime_minutes allow")
     failing = tuple(ScriptedAttempt(evidence=_failed(f"gate failed: {failure}", f"this attempt's cause: {failure}",
                                                      "remove that cause and rerun the gate"), minutes=1)
-                    for failure in _distinct_failures(retries + 1))
+                    for failure in _distinct_failures(_attempts_scripted(contract)))
     return [
         Scenario(
             name="retry-budget",
             description=f"Every attempt fails in a new way: after this contract's {retries + 1} attempts "
-                        f"({retries} retries) the run stops and hands the item to its owner.",
+                        f"({retries} retries) the run stops and hands the item to its owner.{past}",
             attempts=failing, derived_from="budget.max_retries"),
         Scenario(
             name="runtime-budget",
             description=f"Every attempt runs out its share of this contract's {minutes} minutes: the run stops "
-                        "once they are spent, never counting a timeout as a pass.",
+                        f"once they are spent, never counting a timeout as a pass.{past}",
             attempts=(ScriptedAttempt(minutes=None),), derived_from="budget.max_runtime_minutes"),
     ]
 
@@ -252,9 +266,8 @@ def _firing_budget(contract: LoopContract) -> list[Scenario]:
     budget = contract.x_alp_nb.budget if contract.x_alp_nb is not None else None
     if budget is None:
         return []
-    attempts = contract.budget.max_retries + 1
-    failures = _distinct_failures(attempts)
-    spending = max(1, attempts - 1)
+    failures = _distinct_failures(_attempts_scripted(contract))
+    spending = max(1, min(contract.budget.max_retries, SIMULATED_ATTEMPTS_LIMIT - 1))  # within the attempts played
 
     def failing(**spend: float) -> tuple[ScriptedAttempt, ...]:
         return tuple(ScriptedAttempt(evidence=_failed(f"gate failed: {failure}", f"this attempt's cause: {failure}",
@@ -282,39 +295,74 @@ def _firing_budget(contract: LoopContract) -> list[Scenario]:
         found.append(Scenario(
             name="repeated-evidence-stop",
             description=f"Every attempt fails the same way: the run stops once the failure has been seen "
-                        f"{budget.repeated_evidence_stop} times, the contract's repeated-evidence stop.",
+                        f"{budget.repeated_evidence_stop} times, the contract's repeated-evidence stop."
+                        + _past_limit(min(budget.repeated_evidence_stop, attempts_possible(contract.budget)),
+                                      f"{EXTENSION_KEY}.budget.repeated_evidence_stop asks"),
             attempts=(ScriptedAttempt(evidence=same, minutes=1),),
             derived_from=f"{EXTENSION_KEY}.budget.repeated_evidence_stop"))
     return found
 
 
+def _attempts_scripted(contract: LoopContract) -> int:
+    """The attempts a budget scenario scripts: those its run makes, up to those the simulator plays, so it holds
+    memory for what is played, not for all the attempts a contract's retries allow."""
+    return min(attempts_possible(contract.budget), SIMULATED_ATTEMPTS_LIMIT)
+
+
+def _past_limit(attempts: int, allowed_by: str) -> str:
+    """What a derived scenario's description adds when its run would make more ``attempts`` than the simulator
+    plays: the limit, and the fields (``allowed_by``) that ask for more."""
+    if attempts <= SIMULATED_ATTEMPTS_LIMIT:
+        return ""
+    return (f" The simulator plays {SIMULATED_ATTEMPTS_LIMIT:,} attempts of an item, its limit, fewer than "
+            f"{allowed_by}, and the trace says where it stopped.")
+
+
 def _caps(contract: LoopContract) -> list[Scenario]:
-    return [Scenario(
-        name=f"over-cap-{_slug(cap.effect)}",
-        description=f"An attempt passes its gate and tries to make {cap.limit + 1} {cap.effect}, one more than this "
-                    f"contract allows (“{cap.text}”): the last one is refused and named in the receipt.",
+    return [_over_cap(cap) for cap in effect_caps(contract)]
+
+
+def _over_cap(cap: EffectCap) -> Scenario:
+    """One attempt that makes one effect more than ``cap`` allows, the last refused; or, for a cap past what the
+    simulator plays, as many as it plays, none refused, and the description says the cap is not reached."""
+    made = min(cap.limit + 1, SIMULATED_ITEMS_LIMIT)
+    refused = made > cap.limit
+    description = (f"An attempt passes its gate and tries to make {made} {cap.effect}, one more than this contract "
+                   f"allows (“{cap.text}”): the last one is refused and named in the receipt." if refused else
+                   f"An attempt passes its gate and makes {made:,} {cap.effect}: "
+                   f"{_cap_past_limit(cap, 'effects of an attempt')}.")
+    return Scenario(
+        name=f"over-cap-{_slug(cap.effect)}", description=description,
         attempts=(ScriptedAttempt(evidence=_PASSED, extra_effects=tuple(
-            f"{cap.effect} #{number}" for number in range(1, cap.limit + 2))),),
-        derived_from=cap.path,
-        must_refuse=f"{cap.effect} #{cap.limit + 1}",
-    ) for cap in effect_caps(contract)]
+            f"{cap.effect} #{number}" for number in range(1, made + 1))),),
+        derived_from=cap.path, must_refuse=f"{cap.effect} #{made}" if refused else None)
 
 
 def _night_over_cap(contract: LoopContract, cap: EffectCap) -> Firing:
-    """A firing of one item more than ``cap`` allows, each passing at once. When the cap counts what a success
-    commits (the contract's first effect), the last item's success is refused and the item stops; otherwise
-    each item makes one effect of the capped kind beside its success, and the last of those is refused."""
+    """A firing of one item more than ``cap`` allows, each passing at once, or of as many as the simulator plays.
+    When the cap counts what a success commits (the contract's first effect), the last item's success is refused and
+    the item stops; otherwise each item makes one effect of the capped kind beside its success, and the last of
+    those is refused."""
     effects = external_effects(contract)
     commits = bool(effects) and action_kind(effects[0][1]) == cap.effect
+    delivered = min(cap.limit + 1, SIMULATED_ITEMS_LIMIT)
     items = tuple(FiringItem(item=f"item-{number}", attempts=(ScriptedAttempt(
         evidence=_PASSED, extra_effects=() if commits else (f"{cap.effect}: item-{number}",)),))
-        for number in range(1, cap.limit + 2))
+        for number in range(1, delivered + 1))
+    made = (f"the first {cap.limit} are made, and the last is refused by “{cap.text}”, counted across the items"
+            if delivered > cap.limit else _cap_past_limit(cap, "items of a firing"))
     return Firing(
         name=f"night-cap-{_slug(cap.effect)}",
-        description=f"A firing delivers {cap.limit + 1} items that each pass their gate and make their "
-                    f"{cap.effect}: the first {cap.limit} are made, and the last is refused by “{cap.text}”, "
-                    "counted across the items.",
+        description=f"A firing delivers {delivered} items that each pass their gate and make their {cap.effect}: "
+                    f"{made}.",
         items=items, derived_from=cap.path)
+
+
+def _cap_past_limit(cap: EffectCap, played: str) -> str:
+    """Why a cap past what the simulator plays is not reached: the limit, and the cap's text and field."""
+    return (f"the simulator plays at most {SIMULATED_ITEMS_LIMIT:,} {played}, fewer than the {cap.limit + 1:,} it "
+            f"takes to pass “{cap.text}” ({cap.path}), so each is made, none is refused, and the cap is not reached "
+            "in simulation")
 
 
 def _slug(text: str) -> str:

@@ -44,6 +44,7 @@ from .effects import (
 )
 from .extension import EXTENSION_KEY, extended_json_schema
 from .loop_contract import TEMPLATE_MARK, LoopContract, json_path, normalized
+from .scenario import SIMULATED_ATTEMPTS_LIMIT, attempts_possible
 from .words import NEGATIONS, Words, verb_phrases
 
 if TYPE_CHECKING:
@@ -283,24 +284,34 @@ def no_context(contract: LoopContract) -> Iterator[Hit]:
        "Large caps approach the Infinite Retry anti-pattern; autonomy should be budgeted.",
        "Lower the cap, or escalate earlier with evidence.")
 def large_budget(contract: LoopContract) -> Iterator[Hit]:
-    if contract.budget.max_retries > RETRIES_ADVISORY:
-        yield "budget.max_retries", f"{contract.budget.max_retries} retries is above {RETRIES_ADVISORY}"
-    if contract.budget.max_runtime_minutes > RUNTIME_MINUTES_ADVISORY:
-        yield ("budget.max_runtime_minutes",
-               f"{contract.budget.max_runtime_minutes} minutes is above {RUNTIME_MINUTES_ADVISORY}")
+    """Also says when a run would make more attempts than the simulator plays, so lint warns that its scenarios stop
+    there before a reviewer reads their traces."""
+    budget = contract.budget
+    if budget.max_retries > RETRIES_ADVISORY:
+        played = ("" if attempts_possible(budget) <= SIMULATED_ATTEMPTS_LIMIT else
+                  f"; the simulator plays at most {SIMULATED_ATTEMPTS_LIMIT:,} attempts of an item, so a run it "
+                  "simulates stops there and says so")
+        yield "budget.max_retries", f"{budget.max_retries} retries is above {RETRIES_ADVISORY}{played}"
+    if budget.max_runtime_minutes > RUNTIME_MINUTES_ADVISORY:
+        yield "budget.max_runtime_minutes", f"{budget.max_runtime_minutes} minutes is above {RUNTIME_MINUTES_ADVISORY}"
 
 
-@_rule("LC019", "warning", "The contract's last review is older than its review cadence (x_alp_nb.review).",
+@_rule("LC019", "warning", "The contract's last review is older than its review cadence, or so late that the next "
+       "one never comes due (x_alp_nb.review).",
        "Seed 004: a contract needs an owner and a review cadence, like code; a changed test suite, credential model "
        "or escalation team can make an unchanged contract wrong.",
        "Review the contract with its reviewers, then set x_alp_nb.review.last_reviewed to the day of the review.",
        reads="dated")
 def review_overdue(contract: LoopContract, today: date) -> Iterator[Hit]:
     review = contract.x_alp_nb.review if contract.x_alp_nb is not None else None
-    if review is not None and review.overdue(today):
-        yield (f"{EXTENSION_KEY}.review.last_reviewed",
-               f"last reviewed {review.last_reviewed.isoformat()}, due every {review.every_days} days: "
-               f"overdue since {review.due.isoformat()}")
+    if review is None:
+        return
+    cadence = f"last reviewed {review.last_reviewed.isoformat()}, due every {review.every_days} days"
+    if review.due is None:  # a cadence that never comes due is not kept either
+        yield (f"{EXTENSION_KEY}.review.last_reviewed", f"{cadence}: the next review would fall after "
+               f"{date.max.isoformat()}, the last day a date can hold, so it never comes due")
+    elif review.overdue(today):
+        yield f"{EXTENSION_KEY}.review.last_reviewed", f"{cadence}: overdue since {review.due.isoformat()}"
 
 
 # --- 9.2 keyword heuristics -----------------------------------------------------------------------

@@ -8,15 +8,38 @@ no outcome it expects: the reviewer does (``expectations.py``).
 
 A ``Firing`` is a whole firing of the trigger (a night, for a nightly loop): several items, each scripted like a
 scenario's one item, run against the caps and the budget they share.
+
+What a contract allows is not what the simulator plays: the public schema bounds neither ``budget.max_retries`` nor
+``budget.max_runtime_minutes``, and a cap may be written "at most 999999", so a simulation stops at its own limits
+(``SIMULATED_ATTEMPTS_LIMIT``, ``SIMULATED_ITEMS_LIMIT``) and says so, whatever the contract from a cloned
+repository asks for.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import Field, model_validator
 
 from .decision import Evidence, LoopModel, Text
+
+if TYPE_CHECKING:
+    from .loop_contract import Budget
+
+SIMULATED_ATTEMPTS_LIMIT = 100
+"""The most attempts the simulator plays of one item: 25 times the longest run of any contract known (3 retries, 4
+attempts), 20 times the retries LC018 already calls large (5), and more than a reviewer reads in one trace. A trace
+holds memory for each attempt it plays, so a run at the limit holds under ten times what a 10-retry run does."""
+SIMULATED_ITEMS_LIMIT = 1_000
+"""The most items of one firing, and effects of one attempt, the simulator plays: a derived firing is one item past a
+cap, each passing at once, so every cap up to 999 a night is played in full, at one attempt an item."""
+
+
+def attempts_possible(budget: Budget) -> int:
+    """How many attempts of a minute or more one item's run can make: one more than its retries, or its minutes when
+    those run out first. Past ``SIMULATED_ATTEMPTS_LIMIT``, a simulation of it stops at the limit."""
+    return min(budget.max_retries + 1, budget.max_runtime_minutes)
+
 
 OwnerAnswer = Literal["takes over", "approves", "denies", "never answers"]
 """What the escalation destination does with an escalation: takes the item over (the run ends with it), approves
@@ -97,10 +120,11 @@ class FiringItem(LoopModel):
 class Firing(LoopModel):
     """A whole firing of the trigger: the items intake delivers, in order, against one shared budget and one set of
     caps. An item in ``ledger``, or delivered a second time, is skipped at intake. Each item's run is named
-    ``<firing name>/<item>``, so a reviewer's expectations can name it."""
+    ``<firing name>/<item>``, so a reviewer's expectations can name it. A firing delivers at most
+    ``SIMULATED_ITEMS_LIMIT`` items: more is refused, naming ``items``, rather than played for hours."""
 
     name: Text
     description: Text
-    items: tuple[FiringItem, ...]
+    items: Annotated[tuple[FiringItem, ...], Field(max_length=SIMULATED_ITEMS_LIMIT)]
     ledger: tuple[Text, ...] = ()
     derived_from: Text | None = None

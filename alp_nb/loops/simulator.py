@@ -27,6 +27,10 @@ never answers (the run waits out its minutes and stops, the escalation open).
 
 A contract with lint errors is simulated only when asked (``allow_lint_errors``),
 and every outcome of it is then provisional: a draft cannot pass for a design.
+
+A run that would go on past ``SIMULATED_ATTEMPTS_LIMIT`` attempts (a budget of a billion retries, which the public
+schema accepts) stops there, its last step's note and ``Simulation.truncated`` saying where and what budget was
+left: a simulation holds memory and time for the attempts it plays, and never passes them off as the whole run.
 """
 
 from __future__ import annotations
@@ -47,7 +51,7 @@ from .injections import FAILURE_INJECTIONS, scenarios_for
 from .lint import Findings, lint_contract
 from .loop_contract import LoopContract, normalized
 from .receipts import CapHit, Receipt, make_receipt, receipt_owner
-from .scenario import Scenario, ScriptedAttempt
+from .scenario import SIMULATED_ATTEMPTS_LIMIT, Scenario, ScriptedAttempt
 
 SIMULATION_START = datetime(2026, 1, 1, 8, 0, tzinfo=UTC)
 """The simulated clock's start, fixed so traces are reproducible."""
@@ -79,7 +83,9 @@ class Simulation(LoopModel):
     repeat. ``checkpointed_effects`` are the keys the run's state recorded; an effect outside but not among them
     is named in the final receipt. ``refused`` lists what the run refused at its boundary (a disallowed action,
     an effect past a cap), in order. ``lint_errors`` are the contract's lint errors when it was simulated despite
-    them: then every outcome is ``provisional``.
+    them: then every outcome is ``provisional``. ``truncated`` says where the simulation stopped when the run would
+    have gone on past ``SIMULATED_ATTEMPTS_LIMIT`` attempts: its outcome is then the last decision played, not the
+    run's end.
     """
 
     contract_name: str
@@ -91,6 +97,7 @@ class Simulation(LoopModel):
     checkpointed_effects: tuple[str, ...] = ()
     refused: tuple[str, ...] = ()
     lint_errors: tuple[str, ...] = ()
+    truncated: str | None = None
 
     @property
     def outcome(self) -> Outcome:
@@ -136,7 +143,8 @@ def simulate(contract: LoopContract, scenario: Scenario | str, start: datetime =
     (the failure injections, and the scenarios derived from the contract's own fields).
 
     Ends in a terminal outcome within ``max_retries + 1`` attempts: every attempt
-    spends budget, and a spent budget stops the run before it can retry. A contract
+    spends budget, and a spent budget stops the run before it can retry; a run still retrying at
+    ``SIMULATED_ATTEMPTS_LIMIT`` attempts stops there, ``truncated`` saying so. A contract
     with lint errors is refused unless ``allow_lint_errors``; its outcomes are then
     marked provisional. ``findings``: the contract's lint today, when the caller has it (one lint for many
     scenarios).
@@ -148,7 +156,7 @@ def simulate(contract: LoopContract, scenario: Scenario | str, start: datetime =
     if item is None:
         return outside.intake_found_nothing(scenario)
     run = ItemRun(outside, scenario, item)
-    while run.advance():  # ends: every attempt spends budget, a spent budget never retries
+    while run.advance():  # ends: every attempt spends budget, a spent budget never retries, and the limit holds
         pass
     return run.finish()
 
@@ -217,6 +225,7 @@ class ItemRun:
         self.refused: list[str] = []
         self.steps: list[Step] = []
         self.number = 0
+        self.truncated: str | None = None
         if not scenario.attempts:
             raise LoopContractError("SCENARIO_EMPTY",
                                     f"scenario `{scenario.name}` delivers `{item}` but scripts no attempt")
@@ -227,13 +236,28 @@ class ItemRun:
         return self.start_minute + self.budget.minutes_used
 
     def advance(self) -> bool:
-        """Run the next attempt, and the owner's answer when it escalates; True while the item goes on."""
+        """Run the next attempt, and the owner's answer when it escalates; True while the item goes on, and the
+        simulator's limit of attempts is not reached."""
         self.number += 1
         attempts = self.scenario.attempts
         decision = self.attempt(self.number, attempts[min(self.number, len(attempts)) - 1]).decision
         if decision == "escalate" and self.scenario.owner_answer != "takes over":
             decision = self.answer(self.number).decision
+        if decision == "retry-with-new-evidence" and self.number >= SIMULATED_ATTEMPTS_LIMIT:
+            self._stop_at_the_limit()
+            return False
         return decision == "retry-with-new-evidence"
+
+    def _stop_at_the_limit(self) -> None:
+        """Say, in the last step's note and the run's ``truncated``, that the simulation stops where the run would
+        go on: the budget the contract still grants, by its fields, so no one reads the trace as the whole run."""
+        budget, last = self.budget, self.steps[-1]
+        self.truncated = (f"the simulation stopped here, at the simulator's limit of {SIMULATED_ATTEMPTS_LIMIT:,} "
+                          f"attempts an item: budget.max_retries leaves {budget.retries_left:,} retries and "
+                          f"budget.max_runtime_minutes {budget.minutes_left:,} minutes, so the run would go on; it "
+                          f"is not simulated past attempt {self.number:,}")
+        self.steps[-1] = last.model_copy(update={"note": "; ".join(note for note in (last.note, self.truncated)
+                                                                     if note)})
 
     def attempt(self, number: int, scripted: ScriptedAttempt) -> Step:
         notes, hit = [self._reconcile()], []
@@ -306,7 +330,8 @@ class ItemRun:
         return Simulation(contract_name=self.contract.name, scenario=self.scenario, steps=tuple(self.steps),
                           item=self.item, external_effects=dict(self.made),
                           checkpointed_effects=self.state.committed_effects,
-                          refused=tuple(self.refused), lint_errors=self.outside.lint_errors)
+                          refused=tuple(self.refused), lint_errors=self.outside.lint_errors,
+                          truncated=self.truncated)
 
     def _blocker(self) -> str:
         return next((getattr(step.receipt, "blocker", "") for step in reversed(self.steps)

@@ -18,6 +18,8 @@ from alp_nb.base.jsonline import line_encoder
 from .errors import WorkflowInputError
 
 RUN_ID_RE = re.compile(r"wf_[A-Za-z0-9][A-Za-z0-9._-]{0,63}_[0-9a-f]{16}")
+RUN_ID_MAX = len("wf_") + 64 + len("_") + 16
+"""The longest run id ``RUN_ID_RE`` takes: ``wf_``, a workflow name of 64 characters, ``_`` and 16 hex digits."""
 
 canonical_dumps = line_encoder(sort_keys=True, compact=True, allow_nan=False)
 _sha256 = hashlib.sha256
@@ -44,8 +46,14 @@ def new_run_id(workflow_name: str) -> str:
 
 
 def validate_run_id(run_id: Any) -> str:
-    """The run id itself, checked before it becomes part of any path (no ``..``, no slashes)."""
-    if not isinstance(run_id, str) or not RUN_ID_RE.fullmatch(run_id):
-        shown = run_id if isinstance(run_id, str) and len(run_id) <= 120 else type(run_id).__name__
-        raise WorkflowInputError("INVALID_RUN_ID", f"invalid run id `{shown}`: expected wf_<workflow name>_<16 hex>")
+    """The run id itself, checked before it becomes part of any path (no ``..``, no slashes). One too long is named
+    by its length, not quoted: it may be a whole file's text."""
+    if not isinstance(run_id, str):
+        raise WorkflowInputError("INVALID_RUN_ID", f"invalid run id of type {type(run_id).__name__}: expected "
+                                 "wf_<workflow name>_<16 hex>")
+    if len(run_id) > RUN_ID_MAX:
+        raise WorkflowInputError("INVALID_RUN_ID", f"invalid run id of {len(run_id):,} characters: a run id is "
+                                 f"wf_<workflow name>_<16 hex>, at most {RUN_ID_MAX} characters")
+    if not RUN_ID_RE.fullmatch(run_id):
+        raise WorkflowInputError("INVALID_RUN_ID", f"invalid run id `{run_id}`: expected wf_<workflow name>_<16 hex>")
     return run_id

@@ -107,12 +107,14 @@ def resumable_args(snapshot: RunSnapshot, saved: SavedWorkflow, args: Any) -> di
 
 
 def settled_attempts(attempts: tuple[Attempt, ...], journal: JournalRead) -> tuple[Attempt, ...]:
-    """The history before a resume. An attempt still marked running died (the resume holds its lock): it is
-    ``interrupted``, and its usage is what it journaled from its first seq on."""
-    if not attempts or attempts[-1].status != "running":
-        return attempts
-    last = caught_up_attempt(attempts[-1], journal)
-    return (*attempts[:-1], last.replace(status="interrupted"))
+    """The history before a resume, each attempt's usage at least what the journal holds from its first seq to the
+    next attempt's (the snapshot is a cache: an edit of it never lowers what was spent). An attempt still marked
+    running died (the resume holds its lock): it is ``interrupted``."""
+    ends = [attempt.first_seq for attempt in attempts[1:]] + [None]
+    settled = tuple(caught_up_attempt(attempt, journal, end) for attempt, end in zip(attempts, ends, strict=True))
+    if not settled or settled[-1].status != "running":
+        return settled
+    return (*settled[:-1], settled[-1].replace(status="interrupted"))
 
 
 def spent_text(spent: Usage) -> str:

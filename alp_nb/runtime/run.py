@@ -40,7 +40,7 @@ from .resume import ResumeDecision, check_raised_budget, decide_resume, resumabl
 from .runners import MockAgentRunner
 from .saved_workflows import DEFAULT_REGISTRY, SavedWorkflow, WorkflowRegistry
 from .snapshot import NO_USAGE, Attempt, PhaseProgress, RunSnapshot, RunStatus, Usage, UsageReport, run_budget
-from .store import RunLock, RunStore
+from .store import RunLock, RunPaths, RunStore
 from .store_files import write_store_file
 from .sync import run_sync
 
@@ -283,11 +283,11 @@ class _Launch:
         self.started = True
         store, run_id, paths = self.store, self.run_id, self.store.paths(self.run_id)
         resumed = self.resumed
+        if self.seed is not None:
+            self._copy_seed(self.seed, paths)
         files: list[JournalWriter | EventLog] = []
         try:
             paths.output.unlink(missing_ok=True)  # a previous attempt's output is stale until this one ends
-            if self.seed is not None:
-                write_store_file(paths.journal, self.seed.lines(), fsync=self.fsync)
             self._persist("running")
             writer = JournalWriter(paths.journal, fsync=self.fsync, fresh=not resumed and self.seed is None,
                                    truncate_to=self.journal.good_bytes if resumed else None,
@@ -346,6 +346,17 @@ class _Launch:
         if status == "cancelled":
             raise asyncio.CancelledError
         return WorkflowRun(launched, result if status == "completed" else None, task)
+
+    def _copy_seed(self, seed: ForkSeed, paths: RunPaths) -> None:
+        """A fork's copied journal, written whole before its first snapshot: where it cannot be (a full disk), the
+        fork never began, so its lock file goes too and nothing is left that lists, resumes or needs cleaning."""
+        try:
+            write_store_file(paths.journal, seed.lines(), fsync=self.fsync)
+        except WorkflowInputError:
+            with contextlib.suppress(OSError):
+                paths.lock.unlink()
+            self.lock.release()
+            raise
 
     def _interrupted(self, failure: WorkflowInputError, subscribers: list[Subscriber]) -> None:
         """After a failed write: the attempt recorded ``interrupted`` with the reason, if the snapshot can still be

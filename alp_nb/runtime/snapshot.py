@@ -9,14 +9,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
+
+import msgspec
 
 from alp_nb.base.frozen_struct import FrozenStruct, StructInvalid, refusal
 
 from .errors import WorkflowInputError
+from .journal.lines import MAX_COUNT
 
 RunStatus = Literal["running", "completed", "failed", "cancelled", "interrupted"]
 SNAPSHOT_LOG_LINES = 50
+
+Count = Annotated[int, msgspec.Meta(ge=0, le=MAX_COUNT, description="a non-negative integer")]
+"""A count the snapshot keeps (calls, tokens): bounded as the journal's, so no sum of them leaves 64 bits."""
+Positive = Annotated[int, msgspec.Meta(ge=1, le=MAX_COUNT, description="a positive integer")]
+"""An attempt's number, a seq, a token budget."""
 
 
 class Usage(FrozenStruct, frozen=True, kw_only=True, omit_defaults=True):
@@ -26,10 +34,10 @@ class Usage(FrozenStruct, frozen=True, kw_only=True, omit_defaults=True):
     ``JournalRead.reservation``). ``unanswered`` and ``reserved`` are written only when there is something to
     say (most runs have none); ``agents`` and ``tokens`` always are, so they have no default (``NO_USAGE``)."""
 
-    agents: int
-    tokens: int
-    unanswered: int = 0
-    reserved: int = 0
+    agents: Count
+    tokens: Count
+    unanswered: Count = 0
+    reserved: Count = 0
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(agents=self.agents + other.agents, tokens=self.tokens + other.tokens,
@@ -66,19 +74,19 @@ class UsageReport(FrozenStruct, frozen=True, kw_only=True):
 class Attempt(FrozenStruct, frozen=True, kw_only=True):
     """One launch or resume of a run. ``first_seq`` is the journal seq this attempt started writing at."""
 
-    number: int
+    number: Positive
     status: RunStatus
     started_at: str | None = None
     ended_at: str | None = None
-    pid: int | None = None
+    pid: Positive | None = None
     script_digest: str | None = None
     usage: Usage = NO_USAGE
-    cached: int = 0
-    first_seq: int = 1
-    last_seq: int | None = None
+    cached: Count = 0
+    first_seq: Positive = 1
+    last_seq: Positive | None = None
     """The seq of the last journal line this attempt had written when the snapshot was: a line before it that the
     journal lacks was deleted."""
-    budget: int | None = None
+    budget: Positive | None = None
     """The token budget this attempt ran under: the run's (``args["budget"]``), or one raised on resume."""
 
 
@@ -87,10 +95,10 @@ class PhaseProgress(FrozenStruct, frozen=True, kw_only=True):
     ``cancelled`` while running (a sibling in ``parallel`` failed, or the run was stopped)."""
 
     title: str
-    done: int = 0
-    cached: int = 0
-    failed: int = 0
-    cancelled: int = 0
+    done: Count = 0
+    cached: Count = 0
+    failed: Count = 0
+    cancelled: Count = 0
 
     @property
     def calls(self) -> int:
@@ -121,14 +129,14 @@ class RunSnapshot(FrozenStruct, frozen=True, kw_only=True):
     status: RunStatus
     usage: UsageReport = UsageReport()
     attempts: tuple[Attempt, ...] = ()
-    pid: int | None = None
+    pid: Positive | None = None
     phases: tuple[PhaseProgress, ...] = ()
     logs: tuple[str, ...] = ()
     error: str | None = None
     error_code: str | None = None
-    budget: int | None = None
+    budget: Positive | None = None
     fork: ForkOrigin | None = None
-    sealed_from: int | None = None
+    sealed_from: Positive | None = None
     """The first journal seq from which every line of this run carries a checksum (1 for a run alp_nb started;
     where alp_nb first resumed an s16 or older run); None where the writer never sealed lines: legacy lines read
     only before it."""
@@ -142,9 +150,45 @@ def parse_snapshot(data: Any, source: str) -> RunSnapshot:
     elif isinstance(data, Mapping) and "sealedFrom" not in data and "errorCode" in data:
         data = {**data, "sealedFrom": 1}  # written by our v2 writer, which sealed every line, before this field
     try:
-        return RunSnapshot.from_json(data)
+        snapshot = RunSnapshot.from_json(data)
     except StructInvalid:
         raise WorkflowInputError("CORRUPT_RUN", f"{source}: {refusal(RunSnapshot, data)}") from None
+    problem = attempts_out_of_order(snapshot.attempts, forked=snapshot.fork is not None)
+    if problem:
+        raise WorkflowInputError("CORRUPT_RUN", f"{source}: {problem}")
+    sealed = sealed_from(snapshot)
+    return snapshot if sealed == snapshot.sealed_from else snapshot.replace(sealed_from=sealed)
+
+
+def sealed_from(snapshot: RunSnapshot) -> int | None:
+    """The first seq from which the run's writer sealed every line, as its attempts tell it, whatever
+    ``sealedFrom`` says (the snapshot has no seal of its own, so a field alone cannot unseal a line): an attempt
+    that kept its ``lastSeq`` was run by a writer that seals, so every line from its ``firstSeq`` on carries a
+    checksum. An s16 run's attempt, or one of alp_nb before it sealed lines, kept none."""
+    for attempt in snapshot.attempts:
+        if attempt.last_seq is not None:
+            return min(attempt.first_seq, snapshot.sealed_from or attempt.first_seq)
+    return snapshot.sealed_from
+
+
+def attempts_out_of_order(attempts: tuple[Attempt, ...], *, forked: bool) -> str | None:
+    """What breaks the order every writer keeps, if anything: attempts numbered 1, 2, 3..., the first writing
+    from seq 1 (a fork's after the lines it copied), each writing its lines after the lines of the one before (a
+    killed attempt's ``lastSeq`` lags what it wrote, never leads). So every line of the run counts against its
+    budget under one attempt."""
+    if attempts and not forked and attempts[0].first_seq != 1:
+        return f"`attempts[0]`.firstSeq is {attempts[0].first_seq}: the first attempt of a run writes from seq 1"
+    written = 0  # the last seq an earlier attempt is known to have written
+    for index, attempt in enumerate(attempts):
+        where = f"`attempts[{index}]`"
+        if attempt.number != index + 1:
+            return f"{where}.number is {attempt.number}, not {index + 1}"
+        if attempt.first_seq <= written:
+            return f"{where}.firstSeq {attempt.first_seq} is not after the seq {written} an earlier attempt wrote"
+        if attempt.last_seq is not None and attempt.last_seq < attempt.first_seq - 1:
+            return f"{where}.lastSeq {attempt.last_seq} is before its firstSeq {attempt.first_seq}"
+        written = max(written, attempt.first_seq - 1 if attempt.last_seq is None else attempt.last_seq)
+    return None
 
 
 def _from_s16(data: Mapping[str, Any]) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from typing import Any
 from alp_nb.base.atomic_file import temp_files
 
 from .errors import WorkflowInputError
-from .journal.lines import Answered
+from .journal.lines import MAX_COUNT, Answered
 from .journal.reader import AnswerHandler, JournalRead, read_journal
 from .journal_gaps import missing_lines
 from .keys import RUN_ID_RE, new_run_id, validate_run_id
@@ -99,6 +99,7 @@ class RunStore:
             raise WorkflowInputError("INVALID_OPTION", f"run store {self.root} cannot hold runs: "
                                      f"{error.strerror or error}") from None
         self._remove_stale_temp_files()
+        self._remove_unstarted_runs()
         for _ in range(RESERVE_TRIES):
             run_id = self.new_run_id(workflow_name)
             paths = self.paths(run_id)
@@ -116,6 +117,21 @@ class RunStore:
             if run_id is not None and not self.is_active(run_id[1]):
                 with contextlib.suppress(OSError):
                     stale.unlink()
+
+    def _remove_unstarted_runs(self) -> None:
+        """Remove what a process killed between reserving a run id and its first snapshot left: the free lock file,
+        and a fork's journal copied from its source (the one file written before a snapshot). No snapshot, no run:
+        nothing else lists, resumes or removes them. Only files older than any reservation takes
+        (STALE_TEMP_SECONDS) go, so a lock file created an instant ago, not yet locked, stays."""
+        cutoff = time.time() - STALE_TEMP_SECONDS
+        for lock in self.root.glob("wf_*.lock"):
+            run_id = lock.name[:-len(".lock")]
+            paths = self.paths(run_id)
+            with contextlib.suppress(OSError):
+                if (RUN_ID_RE.fullmatch(run_id) and not os.path.lexists(paths.snapshot)
+                        and lock.lstat().st_mtime < cutoff and not self.is_active(run_id)):
+                    paths.journal.unlink(missing_ok=True)
+                    lock.unlink()
 
     def new_run_id(self, workflow_name: str) -> str:
         """The id a new run of ``workflow_name`` would take (``wf_<name>_<16 random hex digits>``): the one method
@@ -192,19 +208,16 @@ class RunStore:
                      on_answer: AnswerHandler | None = None) -> JournalRead:
         """The journal of ``snapshot``'s run read under the snapshot's rules (legacy lines only where its writer
         did not seal them), with a warning for each run of lines missing from it (``missing_lines``) and for each
-        line whose viewer fields are malformed, raised as a RuntimeWarning and kept in ``warnings``; where a line
-        without a checksum is read, ``warnings`` says that nothing vouches for it."""
+        line whose viewer fields are malformed, raised as a RuntimeWarning and kept in ``warnings``; where lines
+        without a checksum are read, ``warnings`` says that nothing vouches for them."""
         path = self.paths(snapshot.run_id).journal
         journal = read_journal(path, keep_entries=keep_entries, on_answer=on_answer,
                                sealed_from=snapshot.sealed_from)
+        check_copied_lines(snapshot, journal, path.name)
         for message in missing_lines(snapshot, journal, path.name):
             warnings.warn(message, RuntimeWarning, stacklevel=2)
             journal.warnings.append(message)
-        legacy = journal.legacy_lines
-        if legacy:
-            lines = "1 line carries" if legacy == 1 else f"{legacy} lines carry"
-            journal.warnings.append(f"{path.name}: {lines} no checksum (written by the s16 reference or before "
-                                    "alp_nb sealed its lines): nothing vouches for them")
+        journal.warnings.extend(legacy_warning(journal, path.name))  # in the record's views, not a RuntimeWarning
         for message in journal.malformed_warnings(path.name):
             warnings.warn(message, RuntimeWarning, stacklevel=2)
             journal.warnings.append(message)
@@ -312,24 +325,48 @@ def run_error(snapshot: RunSnapshot, output: Any) -> str | None:
     return json.dumps(reason, ensure_ascii=False)
 
 
-def caught_up_attempt(attempt: Attempt, journal: JournalRead) -> Attempt:
-    """``attempt`` with usage at least what it journaled from its first seq on: the tokens of every line, call
-    or spend (each answer is on one line), its calls, each counted once however many answers it took, and the
-    runner calls it asked and nobody answered (unknown cost, reserved at ``journal.reservation`` each)."""
-    first = attempt.first_seq
-    calls = {key: tokens for key, (_value, tokens, seq) in journal.calls.items() if seq >= first}
+def caught_up_attempt(attempt: Attempt, journal: JournalRead, until: int | None = None) -> Attempt:
+    """``attempt`` with usage at least what it journaled from its first seq on (up to ``until``, the next
+    attempt's first seq): the tokens of every line, call or spend (each answer is on one line), its calls, each
+    counted once however many answers it took, and the runner calls it asked and nobody answered (unknown cost,
+    reserved at ``journal.reservation`` each)."""
+    first, end = attempt.first_seq, MAX_COUNT + 1 if until is None else until
+    calls = {key: tokens for key, (_value, tokens, seq) in journal.calls.items() if first <= seq < end}
     tokens = sum(calls.values())
     for seq, spent, key in journal.spends:
-        if seq >= first:
+        if first <= seq < end:
             tokens += spent
             calls.setdefault(key, 0)
-    unanswered = journal.unanswered_since(first)
+    unanswered = [ask for ask in journal.unanswered_since(first) if ask.seq < end]
     for ask in unanswered:
         calls.setdefault(ask.key, 0)
     count = max(attempt.usage.unanswered, len(unanswered))
     usage = Usage(agents=max(attempt.usage.agents, len(calls)), tokens=max(attempt.usage.tokens, tokens),
                   unanswered=count, reserved=count * journal.reservation)
     return attempt.replace(usage=usage)
+
+
+def check_copied_lines(snapshot: RunSnapshot, journal: JournalRead, name: str) -> None:
+    """CORRUPT_RUN for a fork whose journal lacks the lines it copied from its source (every line before its
+    first attempt's): resumed, it would ask again every call they answered and lose the answers it replaced."""
+    if snapshot.fork is None or not snapshot.attempts:
+        return
+    copied, held = snapshot.attempts[0].first_seq - 1, journal.next_seq - 1
+    if held < copied:
+        holds = "no line" if not held else f"only lines up to seq {held}"
+        raise WorkflowInputError("CORRUPT_RUN", f"{name}: run `{snapshot.run_id}` is a fork of "
+                                 f"`{snapshot.fork.run_id}` that starts with the {copied} lines it copied from it, "
+                                 f"but its journal holds {holds}")
+
+
+def legacy_warning(journal: JournalRead, name: str) -> list[str]:
+    """What a reader of the run is told of lines without a checksum, said wherever the run is read."""
+    legacy = journal.legacy_lines
+    if not legacy:
+        return []
+    lines = "1 line carries" if legacy == 1 else f"{legacy} lines carry"
+    return [f"{name}: {lines} no checksum (written by the s16 reference or before alp_nb sealed its lines): "
+            "nothing vouches for them"]
 
 
 def workflow_of(run_id: str) -> str:

@@ -5,6 +5,7 @@ HTML and as plain text. Contract text is untrusted: all of it is escaped."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
@@ -85,8 +86,8 @@ def extension_lines(contract: LoopContract) -> list[str]:
         lines.append(f"owner: {extension.owner}")
     if extension.review is not None:
         review = extension.review
-        lines.append(f"review: every {review.every_days} days; last {review.last_reviewed.isoformat()}, next due "
-                     f"{review.due.isoformat()}")
+        due = review.due.isoformat() if review.due is not None else f"never (after {date.max.isoformat()})"
+        lines.append(f"review: every {review.every_days} days; last {review.last_reviewed.isoformat()}, next due {due}")
     if extension.budget is not None:
         lines.append("budget of one firing: " + firing_budget_text(contract))
     return lines

@@ -152,7 +152,9 @@ def export_run(run: Any, path: str | os.PathLike[str], *, force: bool = False,
     it cannot be written."""
     record = record_of(run)
     target = Path(path)
-    if target.resolve().parent == Path(record.store.root).resolve():
+    # realpath, not Path.resolve, which raises RuntimeError on a symlink loop (`ln -s loop loop`): the loop is
+    # then refused below as a folder that is not there, or a file that is
+    if os.path.dirname(os.path.realpath(target)) == os.path.realpath(record.store.root):
         raise VizError("EXPORT_INTO_STORE", f"{target} is in the run store {record.store.root}, which holds the "
                        "runs' own files; write the page elsewhere")
     if not force and os.path.lexists(target):
