@@ -304,7 +304,7 @@ def test_args_holding_a_lone_surrogate_are_refused_naming_the_key_before_anythin
     run launched with them could never be resumed."""
     code, out, err = run(capsys, "workflow", "run", "review-changes", "--args", args, "--store", store)
     assert (code, out) == (2, "")
-    assert err == ("alp-nb: --args: `changes` is not valid Unicode text (a lone surrogate at character 7): a run "
+    assert err == ("alp-nb: --args key `changes` is not valid Unicode text (a lone surrogate at character 7): a run "
                    "could not write it to its files\n")
     assert not os.path.exists(store)
 

@@ -22,7 +22,6 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import Any, NamedTuple, Self, TextIO
 
-from alp_nb.base.unicode_text import lone_surrogate
 from alp_nb.base.untrusted_json import UntrustedJson, loads_untrusted
 from alp_nb.runtime import (
     DEFAULT_REGISTRY,
@@ -141,23 +140,16 @@ def _fork(args: argparse.Namespace) -> int:
 
 def _replacements(given: list[str], option: str, parse: Callable[[str, str], Any]) -> dict[str, Any]:
     """``LABEL=…`` options as {label: parsed}; USAGE naming the option for a missing ``=``, a blank or repeated
-    label, a value ``parse`` refuses, or text no run file could hold (a terminal hands bytes that are not UTF-8
-    over as lone surrogates, and a JSON escape makes one)."""
+    label, or a value ``parse`` refuses."""
     found: dict[str, Any] = {}
     for text in given:
         label, equals, rest = text.partition("=")
         if not equals or not label.strip():
             raise UsageError("USAGE", f"{option} must be LABEL=…, a call's label and what it gets instead, not "
                              f"{text!r}")
-        bad_label = lone_surrogate(label)
-        if bad_label is not None:
-            raise UsageError("USAGE", f"{option} {bad_label.described('LABEL')}")
         if label in found:
             raise UsageError("USAGE", f"{option} names the call `{label}` twice")
         found[label] = parse(rest, f"{option} {label}")
-        bad_value = lone_surrogate(found[label], label)
-        if bad_value is not None:
-            raise UsageError("USAGE", f"{option} {bad_value}")
     return found
 
 

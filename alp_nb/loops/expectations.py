@@ -26,7 +26,6 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from alp_nb.base.frozen_model import FrozenMapping
-from alp_nb.base.unicode_text import lone_surrogate
 
 from .decision import LoopModel, Outcome, Text
 from .errors import LoopContractError
@@ -55,12 +54,7 @@ class Expectations(LoopModel):
 
     @classmethod
     def from_document(cls, document: Any, source: str = "review") -> Expectations:
-        """The expectations of a parsed review file; ``REVIEW_INVALID`` names each bad key (text UTF-8 cannot hold
-        included: a JSON escape makes a lone surrogate, which no packet or terminal could show)."""
-        found = lone_surrogate(document)
-        if found is not None:
-            raise LoopContractError("REVIEW_INVALID", f"{source}: not a valid review file",
-                                    (found.described(json_path(found.path)),))
+        """The expectations of a parsed review file; ``REVIEW_INVALID`` names each bad key."""
         try:
             return cls.model_validate(document)
         except ValidationError as error:

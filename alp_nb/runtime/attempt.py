@@ -32,7 +32,6 @@ from typing import Any, Literal, NamedTuple
 
 from alp_nb.agents.errors import AgentError
 from alp_nb.agents.output_contract import OutputContract
-from alp_nb.base.counts import TOKEN_COUNT, is_token_count
 from alp_nb.base.untrusted_json import UntrustedJson, loads_untrusted
 
 from .calls import CallObserver
@@ -85,7 +84,7 @@ class AttemptState:
         self.logs: deque[str] = deque(maxlen=SNAPSHOT_LOG_LINES)
         self.contracts: dict[str, OutputContract] = {}
         self.running: dict[str, asyncio.Future[None] | None] = {}  # calls in flight, and what twins wait on
-        self.unanswered = 0  # runner calls abandoned while out, or answered with output no line can record
+        self.unanswered = 0  # runner calls abandoned while out: asked, never answered on record
         self.largest = journal.largest_answer
         self.store_failure: WorkflowInputError | None = None  # the first write of the run's files that failed
         self._semaphore = asyncio.Semaphore(concurrency)
@@ -310,13 +309,8 @@ class AttemptState:
 
     def _take(self, ask: Asked, label: str) -> tuple[Any, int]:
         """Charge a runner's output and return its value as the journal will give it back, with its tokens;
-        output whose value is not JSON a journal can hold (a lone surrogate in its text included) is refused
-        (RUNNER_OUTPUT), its tokens recorded as spent; output whose tokens no line can hold is refused before any."""
-        try:
-            tokens = self._charge(ask.output, label)
-        except WorkflowInputError:  # what it cost no line can say: its ask stays unanswered, its cost reserved
-            self.unanswered += 1
-            raise
+        output whose value is not JSON is refused (RUNNER_OUTPUT), its tokens recorded as spent."""
+        tokens = self._charge(ask.output, label)
         try:
             return _journaled(ask.output.value, label), tokens
         except WorkflowInputError:
@@ -333,9 +327,8 @@ class AttemptState:
             raise WorkflowInputError("RUNNER_OUTPUT", f"the runner answered `{label}` with "
                                      f"{type(output).__name__}, expected RunnerOutput")
         tokens = output.tokens
-        if not is_token_count(tokens):
-            raise WorkflowInputError("RUNNER_OUTPUT", f"the runner reported {tokens!r} tokens for `{label}`: tokens "
-                                     f"must be {TOKEN_COUNT}")
+        if type(tokens) is not int or tokens < 0:
+            raise WorkflowInputError("RUNNER_OUTPUT", f"the runner reported invalid tokens for `{label}`: {tokens!r}")
         self.tokens += tokens
         if tokens > self.largest:
             self.largest = tokens
@@ -377,7 +370,8 @@ def _settled_answer(pending: Any) -> RunnerOutput | None:
             or pending.exception() is not None):
         return None
     output = pending.result()
-    return output if type(output) is RunnerOutput and is_token_count(output.tokens) else None
+    tokens = getattr(output, "tokens", None)
+    return output if type(output) is RunnerOutput and type(tokens) is int and tokens >= 0 else None
 
 
 def _tagged(event: dict[str, Any], workflow: str | None) -> dict[str, Any]:

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 from alp_nb.base.errors import AlpError
 from alp_nb.base.frozen import thaw
-from alp_nb.base.unicode_text import lone_surrogate
 from alp_nb.base.untrusted_json import UntrustedJson, loads_untrusted
 
 from .attempt import AttemptState, describe
@@ -114,9 +113,8 @@ class ExecutionContext:
             schema = thaw(schema)
         try:
             key = call_key("agent", label, prompt, schema)
-        except UnicodeEncodeError:  # found by the encoder, named by the one check (without echoing the text)
-            found = lone_surrogate({"prompt": prompt, "label": label, "schema": schema})
-            raise WorkflowInputError("INVALID_CALL", f"agent(): {found}") from None
+        except UnicodeEncodeError as error:
+            raise WorkflowInputError("INVALID_CALL", _not_unicode(prompt, label, error)) from None
         except (TypeError, ValueError, RecursionError) as error:
             raise WorkflowInputError("INVALID_CALL", f"agent `{label}` schema is not JSON: {error}") from None
         if phase is None:
@@ -124,7 +122,7 @@ class ExecutionContext:
         elif type(phase) is not str or not phase:
             raise WorkflowInputError("INVALID_CALL", f"agent `{label}` phase must be a non-empty string")
         else:
-            _check_unicode(f"agent `{label}`", "phase", phase)
+            _check_unicode(f"agent `{label}` phase", phase)
         return key, label, prompt, schema, phase
 
     async def _watched(self, observe: CallObserver, key: str, label: str, prompt: str, schema: Any,
@@ -187,7 +185,7 @@ class ExecutionContext:
         """Enter a phase: later calls count under it; its first entry in an attempt is announced."""
         if not isinstance(title, str) or not title:
             raise WorkflowInputError("INVALID_CALL", "phase() title must be a non-empty string")
-        _check_unicode("phase()", "title", title)
+        _check_unicode("phase() title", title)
         self._phase = title
         self._state.announce(title, self._nested_name)
 
@@ -295,11 +293,23 @@ def _call_site(frame: FrameType) -> str:
     return f"{frame.f_code.co_filename}:{frame.f_lineno}"
 
 
-def _check_unicode(call: str, name: str, text: str) -> None:
-    """INVALID_CALL for text UTF-8 cannot hold (a lone surrogate): the journal could not hold it."""
-    found = lone_surrogate(text, name)
-    if found is not None:
-        raise WorkflowInputError("INVALID_CALL", f"{call}: {found}")
+def _not_unicode(prompt: str, label: str, error: UnicodeEncodeError) -> str:
+    """Which text of an agent() call cannot be written as UTF-8 (a lone surrogate), without echoing it."""
+    for field, text in (("prompt", prompt), ("label", label)):
+        try:
+            text.encode()
+        except UnicodeEncodeError as bad:
+            return f"agent() {field} is not valid Unicode text: {bad.reason} at character {bad.start}"
+    return f"agent `{label}` schema holds text that is not valid Unicode: {error.reason}"
+
+
+def _check_unicode(field: str, text: str) -> None:
+    """INVALID_CALL for text that cannot be written as UTF-8 (a lone surrogate): the journal could not hold it."""
+    try:
+        text.encode()
+    except UnicodeEncodeError as bad:
+        raise WorkflowInputError("INVALID_CALL", f"{field} is not valid Unicode text: {bad.reason} at character "
+                                 f"{bad.start}") from None
 
 
 async def run_script(saved: SavedWorkflow, state: AttemptState, *, run_id: str, args: dict[str, Any],

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from alp_nb.agents.errors import AgentError
 from alp_nb.agents.output_contract import OutputContract
-from alp_nb.base.counts import MAX_COUNT
 from alp_nb.base.frozen import thaw
 from alp_nb.base.frozen_struct import FrozenStruct
-from alp_nb.base.unicode_text import lone_surrogate
 from alp_nb.base.untrusted_json import UntrustedJson, loads_untrusted
 
 from .errors import WorkflowInputError
@@ -91,9 +89,8 @@ def check_declared_args(contract: OutputContract | None, args: dict[str, Any], w
 
 
 def validate_args(args: Any, field: str = "args") -> dict[str, Any]:
-    """A private JSON copy of workflow arguments: an object of JSON values, its text valid Unicode (a file of the
-    run must hold it); ``budget``, if set, a positive int up to ``MAX_COUNT``, or null for no budget (what a run
-    written elsewhere, the s16 reference's included, may hold)."""
+    """A private JSON copy of workflow arguments: an object of JSON values; ``budget``, if set, a positive int, or
+    null for no budget (what a run written elsewhere, the s16 reference's included, may hold)."""
     if args is None:
         return {}
     if not isinstance(args, Mapping):
@@ -108,11 +105,29 @@ def validate_args(args: Any, field: str = "args") -> dict[str, Any]:
         raise WorkflowInputError("INVALID_ARGS", f"{field} must be JSON a run can store: {error.message}") from None
     if set(copy) != set(args):
         raise WorkflowInputError("INVALID_ARGS", f"{field} keys must be strings")
-    found = lone_surrogate(copy)
-    if found is not None:
-        raise WorkflowInputError("INVALID_ARGS", f"{field}: {found}: a run could not write it to its files")
+    for text, path, is_key in _texts(copy):
+        try:
+            text.encode()
+        except UnicodeEncodeError as error:  # a lone surrogate: no file of the run could hold it
+            where = ".".join(path)
+            what = (f"has a key{f' in `{where}`' if where else ''} that" if is_key else f"key `{where}`")
+            raise WorkflowInputError("INVALID_ARGS", f"{field} {what} is not valid Unicode text (a lone surrogate at "
+                                     f"character {error.start}): a run could not write it to its files") from None
     budget = copy.get("budget")
-    if budget is not None and (type(budget) is not int or not 0 < budget <= MAX_COUNT):
+    if budget is not None and (type(budget) is not int or budget <= 0):
         raise WorkflowInputError("INVALID_ARGS", f"{field}.budget must be a positive integer number of tokens, "
-                                 f"or null for no budget (at most {MAX_COUNT:,}: what a run's usage counts)")
+                                 "or null for no budget")
     return copy
+
+
+def _texts(value: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[str, tuple[str, ...], bool]]:
+    """Every string in JSON ``value``: (the text, the keys leading to it, whether it is itself a key)."""
+    if isinstance(value, str):
+        yield value, path, False
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield key, path, True
+            yield from _texts(item, (*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _texts(item, (*path, str(index)))
