@@ -35,6 +35,7 @@ from contextlib import contextmanager
 from dataclasses import astuple, dataclass
 from pathlib import Path
 
+import pandas
 from runtime_overhead import REGISTRY, TOKENS, fanout_run, memory
 
 from alp_nb.runtime import RunStore
@@ -61,8 +62,6 @@ class Trial:
 
 def floor_frame(path: Path):
     """The load floor: each line ``json.loads``-ed, each answer joined to its ask, in one DataFrame."""
-    import pandas
-
     asks, answers = {}, []
     with open(path, "rb") as handle:
         for line in map(json.loads, handle):

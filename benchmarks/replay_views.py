@@ -41,9 +41,7 @@ TASKS = ("load", "filter", "export")
 
 def child(task: str, side: str, root: str, run_id: str, out: str) -> None:
     """One measurement, printed as ``seconds matches``: imports first, then the clock."""
-    import json
-
-    import pandas
+    from replay_load import floor_frame  # the load floor of the replay_load benchmark (pandas imported with it)
 
     if side == "alp":
         from alp_nb.replay import load_run
@@ -66,14 +64,7 @@ def child(task: str, side: str, root: str, run_id: str, out: str) -> None:
     else:
         path = RunStore(root).paths(run_id).journal
         start = time.perf_counter()
-        asks, answers = {}, []
-        with open(path, "rb") as handle:
-            for line in map(json.loads, handle):
-                if line["kind"] == "ask":
-                    asks[line["seq"]] = line
-                elif line["kind"] == "agent":
-                    answers.append({**asks[line["ask"]], **line})
-        frame = pandas.DataFrame(answers)
+        frame = floor_frame(path)
         if task == "load":
             found = len(frame)
         else:
