@@ -189,7 +189,9 @@ def test_a_sync_runner_call_still_out_when_the_budget_stops_a_parallel_batch_is_
     run = run_workflow_sync("fanout", {"calls": 50, "budget": 100}, store=store, registry=registry(),
                             runner=runner)
     assert run.status == "failed" and "token budget" in run.error
-    assert not [thread for thread in threading.enumerate() if thread.name == "alp-nb runner call"]
+    for thread in [thread for thread in threading.enumerate() if thread.name == "alp-nb runner call"]:
+        thread.join(timeout=60)  # each has handed back its answer: it only has its own return left to run
+        assert not thread.is_alive(), "a runner thread went on after the run had its answer"
     assert runner.handed_back > 100 and run.task.usage.cumulative.tokens == runner.handed_back
     assert sum(line["tokens"] for line in journal_lines(store, run.run_id)) == runner.handed_back
     late = [line for line in journal_lines(store, run.run_id) if line["kind"] == "spend"]
